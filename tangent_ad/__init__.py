@@ -1,0 +1,21 @@
+"""tangent_ad: automatic differentiation of Python and NumPy by source
+transformation, with derivatives you can read.
+
+>>> import numpy as np, tangent_ad as tad
+>>> def f(x):
+...     return np.sum(np.tanh(x) * 2.0)
+>>> df = tad.grad(f)
+>>> print(tad.show_source(df))  # doctest: +SKIP
+"""
+from tangent_ad.api import autodiff, grad, show_source, value_and_grad
+from tangent_ad.errors import (
+    InternalError, NoDerivativeError, NonScalarOutputError, SourceUnavailableError,
+    TangentADError, UnsupportedSyntaxError)
+from tangent_ad.registry import adjoint
+
+__all__ = [
+    "grad", "value_and_grad", "autodiff", "show_source", "adjoint",
+    "TangentADError", "UnsupportedSyntaxError", "NoDerivativeError",
+    "SourceUnavailableError", "NonScalarOutputError", "InternalError",
+]
+__version__ = "0.1.0"

@@ -1,0 +1,1 @@
+"""Optimization passes run on the derivative tree, to a fixed point."""

@@ -1,0 +1,156 @@
+"""Derivative templates: parse them once, bind a call to one, expand it.
+
+A template is a function such as::
+
+    def tanh(result, x):
+        d[x] = d[result] * (1.0 - result * result)
+
+Expanding it for ``h = np.tanh(z)`` substitutes ``z`` for ``x``, ``h`` for
+``result`` and adjoint names for ``d[...]``, giving the statement
+``bz = bh * (1.0 - h * h)``. A ``d[x]`` line whose argument is not active
+(a constant, or a value that does not depend on the inputs of interest) is
+left out.
+"""
+import copy
+import functools
+import inspect
+import textwrap
+
+import gast
+
+from tangent_ad.errors import InternalError, UnsupportedSyntaxError
+
+_NO_DEFAULT = object()
+
+
+@functools.lru_cache(maxsize=None)
+def parse(template):
+    """(parameter names, defaults, body) of `template`, parsed once."""
+    source = textwrap.dedent(inspect.getsource(template))
+    fdef = gast.parse(source).body[0]
+    params = [a.id for a in fdef.args.args]
+    defaults = [_NO_DEFAULT] * (len(params) - len(fdef.args.defaults)) + \
+        list(fdef.args.defaults)
+    return tuple(params), tuple(defaults), tuple(fdef.body)
+
+
+def bind(template, callee, args, keywords, *, where):
+    """Map the template's parameters to the atoms of a call.
+
+    The call is bound with the callee's own signature when Python can
+    read it (so positional arguments land on NumPy's parameter names),
+    then matched to the template's parameters by name. Returns
+    ``{parameter: atom node}`` without ``result``.
+    """
+    params, defaults, _ = parse(template)
+    params, defaults = params[1:], defaults[1:]
+    named = _bind_to_signature(callee, args, keywords)
+    if named is None:
+        if len(args) > len(params):
+            raise UnsupportedSyntaxError(
+                f"too many arguments for the derivative of {_name(callee)}",
+                **where)
+        named = dict(zip(params, args))
+        named.update((k.arg, k.value) for k in keywords)
+    bound = {}
+    for param, default in zip(params, defaults):
+        if param in named:
+            bound[param] = named.pop(param)
+        elif default is not _NO_DEFAULT:
+            bound[param] = copy.deepcopy(default)
+        else:
+            raise UnsupportedSyntaxError(
+                f"missing argument '{param}' in the call to {_name(callee)}",
+                **where)
+    if named:
+        raise UnsupportedSyntaxError(
+            f"the derivative of {_name(callee)} does not support the "
+            f"argument(s) {', '.join(sorted(named))}",
+            hint="drop the argument, or register a derivative that "
+                 "accepts it with @tangent_ad.adjoint", **where)
+    return bound
+
+
+def _bind_to_signature(callee, args, keywords):
+    try:
+        signature = inspect.signature(callee)
+    except (TypeError, ValueError):
+        return None
+    try:
+        bound = signature.bind(*args, **{k.arg: k.value for k in keywords})
+    except TypeError:
+        return None
+    named = dict(bound.arguments)
+    for param in signature.parameters.values():
+        if param.kind is param.VAR_KEYWORD and param.name in named:
+            named.update(named.pop(param.name))
+    return named
+
+
+def _name(callee):
+    return getattr(callee, "__name__", repr(callee))
+
+
+def expand(template, bound, result, adjoint_of, fresh):
+    """Instantiate `template` for one call.
+
+    `bound` maps parameters to atoms, `result` is the Name the call was
+    assigned to, `adjoint_of(atom)` gives the adjoint name of an active
+    atom (None for an inactive one) and `fresh(base)` gives a new name for
+    a template temporary. Returns a list of ``(target, expression)``:
+    target is ``("adjoint", var)`` for a contribution to the adjoint of
+    the variable ``var``, or ``("local", name)`` for a temporary.
+    """
+    _, _, body = parse(template)
+    env = dict(bound, result=result)
+    renames = {}
+    out = []
+    for stmt in body:
+        if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant):
+            continue  # the template's docstring
+        if not isinstance(stmt, gast.Assign) or len(stmt.targets) != 1:
+            raise InternalError(f"template {template.__name__}: only "
+                                "assignments are allowed")
+        target = stmt.targets[0]
+        if _is_d(target):
+            atom = env.get(target.slice.id)
+            if atom is None:
+                raise InternalError(f"template {template.__name__}: d[{target.slice.id}] "
+                                    "names no parameter")
+            if adjoint_of(atom) is None:
+                continue
+            out.append((("adjoint", atom.id),
+                        _substitute(stmt.value, env, renames, adjoint_of)))
+        else:
+            value = _substitute(stmt.value, env, renames, adjoint_of)
+            renames[target.id] = fresh(target.id)
+            out.append((("local", renames[target.id]), value))
+    return out
+
+
+def _is_d(node):
+    return isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
+        and node.value.id == "d" and isinstance(node.slice, gast.Name)
+
+
+def _substitute(expr, env, renames, adjoint_of):
+    class Substitute(gast.NodeTransformer):
+        def visit_Subscript(self, node):
+            if _is_d(node):
+                name = adjoint_of(env[node.slice.id])
+                if name is None:
+                    raise InternalError("a template reads the adjoint of an "
+                                        "inactive value")
+                return gast.Name(id=name, ctx=gast.Load(), annotation=None,
+                                 type_comment=None)
+            return self.generic_visit(node)
+
+        def visit_Name(self, node):
+            if node.id in renames:
+                return gast.Name(id=renames[node.id], ctx=gast.Load(),
+                                 annotation=None, type_comment=None)
+            if node.id in env:
+                return copy.deepcopy(env[node.id])
+            return node
+
+    return Substitute().visit(copy.deepcopy(expr))

@@ -1,0 +1,29 @@
+"""What the passes share: the function being transformed and facts about it.
+
+A `Context` travels down the pipeline beside the tree. Each pass may read
+what earlier passes recorded and add its own results; none changes what an
+earlier pass recorded.
+"""
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Context:
+    """The transformation request and the facts gathered about it."""
+
+    func: object
+    wrt: tuple                 # parameter names, in the caller's order
+    mode: str = "reverse"
+    optimized: bool = True
+    preserve_result: bool = False
+    verbose: int = 0
+    info: object = None        # frontend.source.SourceInfo
+    namespace: dict = field(default_factory=dict)  # name -> object, for loading
+    resolved: dict = field(default_factory=dict)   # gast node -> Python object
+    origin: dict = field(default_factory=dict)     # core statement -> user statement
+    facts: dict = field(default_factory=dict)      # analysis name -> result
+    namer: object = None       # naming.Namer shared by every pass
+
+    def where(self, node):
+        """Location keywords for an error about `node` of the user's tree."""
+        return self.info.where(node) if self.info is not None else {}

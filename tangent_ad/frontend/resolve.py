@@ -1,0 +1,130 @@
+"""Resolve stage: bind every global name and attribute to its Python object.
+
+Templates are keyed by object, so ``np.sum``, ``numpy.sum`` and a bare
+``sum`` imported from NumPy must all lead to the same function. This pass
+looks each one up (closure cells, then module globals, then builtins) and
+records, in ``ctx.resolved``, the object behind every call, operator,
+global name and global attribute. ``ctx.namespace`` receives the root names
+the generated code will need when it is loaded. The tree is not changed.
+"""
+import builtins
+import operator
+
+import gast
+
+from tangent_ad.errors import UnsupportedSyntaxError
+
+BINARY_OPERATORS = {
+    gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
+    gast.Div: operator.truediv, gast.Pow: operator.pow,
+    gast.MatMult: operator.matmul,
+}
+UNARY_OPERATORS = {gast.USub: operator.neg, gast.UAdd: operator.pos}
+
+_MISSING = object()
+
+
+def run(tree, ctx):
+    """Fill ctx.resolved and ctx.namespace for the FunctionDef `tree`."""
+    scope = _function_scope(ctx.func)
+    local = {a.id for a in tree.args.args}
+    for node in gast.walk(tree):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            local.add(node.id)
+    _Resolver(ctx, scope, local).visit(tree)
+    return tree
+
+
+def _function_scope(func):
+    """The names visible to `func`: its closure cells over its globals."""
+    scope = dict(func.__globals__)
+    code = func.__code__
+    for name, cell in zip(code.co_freevars, func.__closure__ or ()):
+        try:
+            scope[name] = cell.cell_contents
+        except ValueError:  # an empty cell: the variable is not yet assigned
+            pass
+    return scope
+
+
+class _Resolver(gast.NodeVisitor):
+    def __init__(self, ctx, scope, local):
+        self.ctx = ctx
+        self.scope = scope
+        self.local = local
+
+    def lookup(self, node):
+        """The object a Name or Attribute chain denotes, or _MISSING when
+        it is rooted at a local variable."""
+        if isinstance(node, gast.Name):
+            if node.id in self.local:
+                return _MISSING
+            value = self.scope.get(node.id, _MISSING)
+            if value is _MISSING:
+                value = getattr(builtins, node.id, _MISSING)
+            if value is _MISSING:
+                raise UnsupportedSyntaxError(
+                    f"name '{node.id}' is not defined",
+                    hint="tangent_ad reads the function's globals when it "
+                         "transforms it: define the name before asking for "
+                         "the derivative",
+                    **self.ctx.where(node))
+            self.ctx.namespace[node.id] = value
+            return value
+        if isinstance(node, gast.Attribute):
+            base = self.lookup(node.value)
+            if base is _MISSING:
+                return _MISSING
+            try:
+                return getattr(base, node.attr)
+            except AttributeError:
+                raise UnsupportedSyntaxError(
+                    f"'{type(base).__name__}' object has no attribute "
+                    f"'{node.attr}'", **self.ctx.where(node)) from None
+        return _MISSING
+
+    def visit_Call(self, node):
+        obj = self.lookup(node.func)
+        if obj is _MISSING:
+            raise UnsupportedSyntaxError(
+                "calling a method or a local variable is not supported yet",
+                hint="call the NumPy function instead, e.g. np.sum(x) "
+                     "rather than x.sum()",
+                **self.ctx.where(node))
+        self.ctx.resolved[node] = obj
+        if isinstance(node.func, gast.Attribute):
+            self._visit_root(node.func.value)
+        for child in node.args + [k.value for k in node.keywords]:
+            self.visit(child)
+
+    def _visit_root(self, node):
+        while isinstance(node, gast.Attribute):
+            node = node.value
+
+    def visit_Attribute(self, node):
+        obj = self.lookup(node)
+        if obj is not _MISSING:
+            self.ctx.resolved[node] = obj
+        elif node.attr != "T" or not isinstance(node.value, gast.Name):
+            raise UnsupportedSyntaxError(
+                f"the attribute '.{node.attr}' of a local value is not "
+                "supported yet", hint="only '.T' is supported on arrays",
+                **self.ctx.where(node))
+        else:
+            self.visit(node.value)
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, gast.Load) and node.id not in self.local:
+            self.ctx.resolved[node] = self.lookup(node)
+
+    def visit_BinOp(self, node):
+        self.ctx.resolved[node] = BINARY_OPERATORS[type(node.op)]
+        self.generic_visit(node)
+
+    def visit_AugAssign(self, node):
+        self.ctx.resolved[node] = BINARY_OPERATORS[type(node.op)]
+        self.generic_visit(node)
+
+    def visit_UnaryOp(self, node):
+        self.ctx.resolved[node] = UNARY_OPERATORS[type(node.op)]
+        self.generic_visit(node)

@@ -1,0 +1,93 @@
+"""Parse stage: from a live function to a gast tree that remembers where it came from.
+
+The tree's line numbers are those of the dedented snippet; `SourceInfo`
+maps them back to the real file and line so that every error can point at
+the user's own text.
+"""
+import inspect
+import textwrap
+from dataclasses import dataclass
+
+import gast
+
+from tangent_ad.errors import SourceUnavailableError, UnsupportedSyntaxError
+
+
+@dataclass(frozen=True)
+class SourceInfo:
+    """Where a parsed function lives: file, first line, indentation, text."""
+
+    filename: str
+    first_line: int
+    indent: int
+    lines: tuple
+
+    def line_text(self, node):
+        """The source line of `node` (relative line numbers), or ''."""
+        lineno = getattr(node, "lineno", None)
+        if lineno is None or not 0 < lineno <= len(self.lines):
+            return ""
+        return self.lines[lineno - 1]
+
+    def segment(self, node):
+        """The source text of `node` on one line, whitespace collapsed."""
+        start, end = getattr(node, "lineno", None), getattr(node, "end_lineno", None)
+        if start is None:
+            return ""
+        if end is None or end == start:
+            line = self.lines[start - 1]
+            end_col = getattr(node, "end_col_offset", None)
+            text = line[node.col_offset:end_col]
+        else:
+            text = " ".join(l.strip() for l in self.lines[start - 1:end])
+        return " ".join(text.split())
+
+    def where(self, node):
+        """Location keywords for a TangentADError about `node`."""
+        lineno = getattr(node, "lineno", None)
+        return dict(
+            filename=self.filename,
+            lineno=None if lineno is None else lineno + self.first_line - 1,
+            col=None if lineno is None else node.col_offset + self.indent,
+            source_line=(" " * self.indent + self.line_text(node)) if lineno else None,
+        )
+
+
+def parse_function(func):
+    """Parse `func`'s source into a gast FunctionDef and its SourceInfo.
+
+    Decorators are dropped (the decorator that asked for the derivative is
+    usually one of them).
+    """
+    name = getattr(func, "__qualname__", repr(func))
+    if not inspect.isfunction(func):
+        raise SourceUnavailableError(
+            f"{name} is not a Python function (it is {type(func).__name__}), "
+            "so it has no source to transform")
+    try:
+        filename = inspect.getsourcefile(func) or inspect.getfile(func)
+        lines, first_line = inspect.getsourcelines(func)
+    except (OSError, TypeError) as exc:
+        raise SourceUnavailableError(
+            f"cannot read the source of {name}: {exc}") from None
+    text = "".join(lines)
+    dedented = textwrap.dedent(text)
+    indent = len(lines[0]) - len(lines[0].lstrip()) if lines else 0
+    info = SourceInfo(filename, first_line, indent,
+                      tuple(dedented.splitlines()))
+    try:
+        module = gast.parse(dedented)
+    except SyntaxError as exc:
+        raise UnsupportedSyntaxError(
+            f"cannot parse the source of {name}: {exc.msg}",
+            filename=filename,
+            lineno=(exc.lineno or 1) + first_line - 1) from None
+    node = module.body[0] if module.body else None
+    if not isinstance(node, gast.FunctionDef):
+        raise UnsupportedSyntaxError(
+            f"{name} is not defined by a 'def' statement",
+            hint="lambdas and async functions cannot be transformed; "
+                 "define the function with 'def'",
+            **info.where(node or module))
+    node.decorator_list = []
+    return node, info

@@ -1,0 +1,162 @@
+"""Validate stage: refuse unsupported constructs up front, at the first one.
+
+Later passes may assume the tree uses only the constructs accepted here, so
+they never have to invent an error message deep inside a transformation.
+Each refusal names the construct, points at it, and says what to do.
+"""
+import gast
+
+from tangent_ad.errors import UnsupportedSyntaxError
+
+_BINOPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.MatMult)
+_UNARY = (gast.USub, gast.UAdd)
+
+_STATEMENT_HINTS = {
+    gast.For: "loops are not supported yet; write the loop with NumPy "
+              "vector operations for now",
+    gast.While: "loops are not supported yet",
+    gast.If: "branches are not supported yet; use np.where for a "
+             "value that depends on a condition",
+    gast.With: "'with' blocks are not supported",
+    gast.Try: "try/except cannot be differentiated; move error handling "
+              "outside the differentiated function",
+    gast.FunctionDef: "nested functions are not supported yet; define the "
+                      "helper at module level",
+    gast.Global: "'global' is not supported",
+    gast.Nonlocal: "'nonlocal' is not supported",
+    gast.Delete: "'del' is not supported",
+    gast.Raise: "'raise' is not supported in a differentiated function",
+    gast.Assert: "'assert' is not supported in a differentiated function",
+    gast.Import: "move imports to module level",
+    gast.ImportFrom: "move imports to module level",
+}
+
+
+def run(tree, ctx):
+    """Check the FunctionDef `tree`; return it unchanged or raise.
+
+    Accepted: positional parameters (with defaults), assignments to names,
+    `+=`-style updates, expression arithmetic, calls, attribute reads,
+    comparisons, tuples of constants, and one final `return`.
+    """
+    _check_arguments(tree, ctx)
+    body = tree.body
+    if body and _is_docstring(body[0]):
+        body = body[1:]
+    if not body or not isinstance(body[-1], gast.Return) or body[-1].value is None:
+        last = body[-1] if body else tree
+        raise UnsupportedSyntaxError(
+            "the function must end with 'return <expression>'",
+            hint="the derivative is taken of the returned value",
+            **ctx.where(last))
+    for stmt in body:
+        _check_statement(stmt, ctx, last=stmt is body[-1])
+    return tree
+
+
+def _is_docstring(stmt):
+    return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant) \
+        and isinstance(stmt.value.value, str)
+
+
+def _refuse(node, ctx, message, hint=None):
+    raise UnsupportedSyntaxError(message, hint=hint, **ctx.where(node))
+
+
+def _check_arguments(tree, ctx):
+    args = tree.args
+    if args.vararg or args.kwarg:
+        _refuse(tree, ctx, "*args and **kwargs parameters are not supported",
+                "list the parameters explicitly")
+    if args.kwonlyargs:
+        _refuse(tree, ctx, "keyword-only parameters are not supported yet",
+                "make them ordinary positional parameters")
+
+
+def _check_statement(stmt, ctx, last):
+    if isinstance(stmt, gast.Return):
+        if not last:
+            _refuse(stmt, ctx, "a return before the end of the function is "
+                    "not supported yet")
+        _check_expr(stmt.value, ctx)
+    elif isinstance(stmt, gast.Assign):
+        if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], gast.Name):
+            _refuse(stmt, ctx, "only assignments to a single name are supported",
+                    "split 'a = b = ...' and unpacking into separate assignments")
+        _check_expr(stmt.value, ctx)
+    elif isinstance(stmt, gast.AugAssign):
+        if not isinstance(stmt.target, gast.Name):
+            _refuse(stmt, ctx, "only updates of a plain name are supported")
+        _check_op(stmt.op, stmt, ctx)
+        _check_expr(stmt.value, ctx)
+    elif isinstance(stmt, gast.AnnAssign):
+        if stmt.value is None or not isinstance(stmt.target, gast.Name):
+            _refuse(stmt, ctx, "bare annotations are not supported")
+        _check_expr(stmt.value, ctx)
+    elif isinstance(stmt, gast.Pass) or _is_docstring(stmt):
+        pass
+    elif isinstance(stmt, gast.Expr):
+        _refuse(stmt, ctx, "an expression whose value is discarded is not "
+                "supported", "assign the value to a name or remove the line")
+    else:
+        hint = _STATEMENT_HINTS.get(type(stmt))
+        _refuse(stmt, ctx, f"'{_describe(stmt)}' statements are not supported",
+                hint)
+
+
+def _describe(node):
+    return type(node).__name__.lower()
+
+
+def _check_op(op, node, ctx):
+    if not isinstance(op, _BINOPS):
+        _refuse(node, ctx, f"the operator {type(op).__name__} has no derivative",
+                "supported operators: + - * / ** @ and unary -")
+
+
+def _check_expr(node, ctx):
+    if isinstance(node, (gast.Name, gast.Constant)):
+        return
+    if isinstance(node, gast.BinOp):
+        _check_op(node.op, node, ctx)
+        _check_expr(node.left, ctx)
+        _check_expr(node.right, ctx)
+    elif isinstance(node, gast.UnaryOp):
+        if not isinstance(node.op, _UNARY):
+            _refuse(node, ctx, f"the operator {type(node.op).__name__} is not "
+                    "supported on differentiated values")
+        _check_expr(node.operand, ctx)
+    elif isinstance(node, gast.Call):
+        if not isinstance(node.func, (gast.Name, gast.Attribute)):
+            _refuse(node, ctx, "only calls of a named function are supported")
+        for arg in node.args:
+            if isinstance(arg, gast.Starred):
+                _refuse(arg, ctx, "*args in calls are not supported yet")
+            _check_expr(arg, ctx)
+        for kw in node.keywords:
+            if kw.arg is None:
+                _refuse(node, ctx, "**kwargs in calls are not supported")
+            _check_expr(kw.value, ctx)
+        if isinstance(node.func, gast.Attribute):
+            _check_expr(node.func, ctx)
+    elif isinstance(node, gast.Attribute):
+        _check_expr(node.value, ctx)
+    elif isinstance(node, gast.Compare):
+        _check_expr(node.left, ctx)
+        for item in node.comparators:
+            _check_expr(item, ctx)
+    elif isinstance(node, gast.Tuple):
+        for item in node.elts:
+            _check_expr(item, ctx)
+    else:
+        hints = {
+            gast.Subscript: "indexing is not supported yet",
+            gast.IfExp: "conditional expressions are not supported yet; "
+                        "use np.where",
+            gast.Lambda: "lambdas are not supported yet",
+            gast.ListComp: "comprehensions are not supported yet",
+            gast.List: "lists are not supported yet; use a tuple or np.array",
+            gast.Dict: "dicts are not supported yet",
+        }
+        _refuse(node, ctx, f"'{_describe(node)}' expressions are not supported",
+                hints.get(type(node)))

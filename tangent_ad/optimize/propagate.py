@@ -1,0 +1,70 @@
+"""Copy and constant propagation.
+
+After ``a = b`` (a name) or ``a = 1.5`` (a number), later reads of ``a``
+in the same statement list read ``b`` (or the number) instead, until
+``a`` or ``b`` is assigned again or a nested block might assign them.
+Dead-code elimination then removes the copy. Only straight runs of
+statements are rewritten, so the pass is safe around loops and branches.
+"""
+import copy
+
+import gast
+
+from tangent_ad.optimize.dce import reads, writes
+
+
+def run(tree, ctx=None):
+    """Return `tree` with copies and constants propagated."""
+    _block(tree.body)
+    return tree
+
+
+def _block(stmts):
+    known = {}  # name -> the atom it is a copy of
+    for stmt in stmts:
+        for sub in _child_blocks(stmt):
+            _block(sub)
+        if _child_blocks(stmt):
+            assigned = writes(stmt)
+            known = {k: v for k, v in known.items()
+                     if k not in assigned and _atom_name(v) not in assigned}
+            continue
+        _replace_reads(stmt, known)
+        assigned = writes(stmt)
+        known = {k: v for k, v in known.items()
+                 if k not in assigned and _atom_name(v) not in assigned}
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], gast.Name) and _is_atom(stmt.value) and \
+                _atom_name(stmt.value) != stmt.targets[0].id:
+            known[stmt.targets[0].id] = stmt.value
+
+
+def _child_blocks(stmt):
+    return [getattr(stmt, f) for f in ("body", "orelse", "finalbody")
+            if isinstance(getattr(stmt, f, None), list)]
+
+
+def _is_atom(node):
+    return isinstance(node, gast.Name) or (
+        isinstance(node, gast.Constant) and isinstance(node.value, (int, float))
+        and not isinstance(node.value, bool))
+
+
+def _atom_name(node):
+    return node.id if isinstance(node, gast.Name) else None
+
+
+def _replace_reads(stmt, known):
+    if not known:
+        return
+
+    class Replace(gast.NodeTransformer):
+        def visit_Name(self, node):
+            if isinstance(node.ctx, gast.Load) and node.id in known:
+                return copy.deepcopy(known[node.id])
+            return node
+
+    if isinstance(stmt, gast.Assign):
+        stmt.value = Replace().visit(stmt.value)
+    elif isinstance(stmt, (gast.Return, gast.Expr)) and stmt.value is not None:
+        stmt.value = Replace().visit(stmt.value)

@@ -1,0 +1,77 @@
+"""Which variables provably have the same shape: a small union-find.
+
+Used by the simplifier to drop ``unbroadcast`` where it cannot change
+anything. Two names are in one class when one is computed from the other
+by an elementwise operation with only Python scalars besides it, or when
+one is the adjoint of the other (an adjoint always has its primal's
+shape). Anything not provable stays apart: the analysis may miss
+equalities but never invents one.
+"""
+import gast
+import numpy as np
+
+SCALAR = "<scalar>"
+
+
+class ShapeClasses:
+    """Shape-equality facts about the names of one function."""
+
+    def __init__(self, tree, ctx):
+        self.parent = {}
+        pairs = ctx.namer.adjoint_pairs() if ctx is not None and ctx.namer else []
+        for primal, adjoint in pairs:
+            self._union(primal, adjoint)
+        for _ in range(2):  # a second round catches names defined out of order
+            for node in gast.walk(tree):
+                if isinstance(node, gast.Assign) and len(node.targets) == 1 \
+                        and isinstance(node.targets[0], gast.Name):
+                    cls = self.of(node.value)
+                    if cls is not None and cls != SCALAR:
+                        self._union(node.targets[0].id, cls)
+
+    def _find(self, name):
+        while self.parent.get(name, name) != name:
+            name = self.parent[name]
+        return name
+
+    def _union(self, a, b):
+        ra, rb = self._find(a), self._find(b)
+        if ra != rb:
+            self.parent[max(ra, rb)] = min(ra, rb)
+
+    def of(self, expr):
+        """The class of `expr`'s shape, SCALAR for a Python number, or None."""
+        if isinstance(expr, gast.Name):
+            return self._find(expr.id)
+        if isinstance(expr, gast.Constant):
+            return SCALAR if isinstance(expr.value, (int, float)) else None
+        if isinstance(expr, gast.UnaryOp):
+            return self.of(expr.operand)
+        if isinstance(expr, (gast.BinOp, gast.Compare)):
+            if isinstance(expr, gast.BinOp) and isinstance(expr.op, gast.MatMult):
+                return None
+            parts = [expr.left, expr.right] if isinstance(expr, gast.BinOp) \
+                else [expr.left] + list(expr.comparators)
+            return self._combine(parts)
+        if isinstance(expr, gast.Call) and _is_numpy_ufunc(expr.func) and not expr.keywords:
+            return self._combine(expr.args)
+        return None
+
+    def _combine(self, parts):
+        classes = {self.of(p) for p in parts}
+        if None in classes:
+            return None
+        classes.discard(SCALAR)
+        if not classes:
+            return SCALAR
+        return classes.pop() if len(classes) == 1 else None
+
+    def same(self, a, b):
+        """True when expressions `a` and `b` provably have the same shape."""
+        ca, cb = self.of(a), self.of(b)
+        return ca is not None and ca == cb and ca != SCALAR
+
+
+def _is_numpy_ufunc(func):
+    return isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) \
+        and func.value.id == "np" and isinstance(getattr(np, func.attr, None), np.ufunc)

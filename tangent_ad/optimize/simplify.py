@@ -1,0 +1,167 @@
+"""Algebraic simplification of the derivative tree.
+
+Rewrites, each keeping values, shapes and dtypes:
+
+* constant folding of numeric operators (``2 - 1`` -> ``1``);
+* ``e * 1``, ``1 * e``, ``e / 1``, ``e ** 1``, ``e + 0``-free forms, ``-(-e)``;
+* ``unbroadcast(e, x)`` -> ``e`` where ``e`` provably has ``x``'s shape
+  (see `ShapeClasses`);
+* ``unreduce(g, x, None, False)`` -> ``np.full_like(x, g)`` and the same
+  for ``unreduce_mean`` (a full reduction spreads a scalar);
+* calls that only read a shape (``np.full_like(t2, g)``) read it from the
+  earliest name with that shape and dtype (``t`` when ``t2 = t * 2.0``),
+  so that intermediate values the adjoint does not need can die.
+
+``0 * x`` is never folded to ``0``: for an array that would change the
+shape. The invariant needed is the differentiators' output; the one
+established is that none of the patterns above remains.
+"""
+import operator
+
+import gast
+import numpy as np
+
+from tangent_ad.optimize.shapes import ShapeClasses
+
+_FOLD = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
+         gast.Div: operator.truediv, gast.Pow: operator.pow}
+
+
+# Calls that read only the shape (and dtype) of their first argument.
+_SHAPE_READERS = {"np.full_like", "np.zeros_like", "np.ones_like", "np.size",
+                  "np.shape", "zeros_like"}
+
+
+def run(tree, ctx):
+    """Return `tree` with the rewrites above applied once everywhere."""
+    shapes = ShapeClasses(tree, ctx)
+    return _Simplifier(shapes, _shape_sources(tree)).visit(tree)
+
+
+def _shape_sources(tree):
+    """name -> an earlier name with the same shape and dtype, for names
+    assigned once from an elementwise operation on that name and Python
+    numbers (``t2 = t * 2.0``, ``t = np.tanh(x)``). Reading the shape from
+    the earlier name lets the later one die when nothing else needs it."""
+    counts, defs = {}, {}
+    for node in gast.walk(tree):
+        if isinstance(node, gast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], gast.Name):
+            name = node.targets[0].id
+            counts[name] = counts.get(name, 0) + 1
+            defs[name] = node.value
+    sources = {}
+    for name, value in defs.items():
+        if counts[name] != 1:
+            continue
+        operands = None
+        if isinstance(value, gast.BinOp) and not isinstance(value.op, gast.MatMult):
+            operands = [value.left, value.right]
+        elif isinstance(value, gast.UnaryOp):
+            operands = [value.operand]
+        elif isinstance(value, gast.Call) and _float_preserving_ufunc(value.func) \
+                and len(value.args) == 1 and not value.keywords:
+            operands = list(value.args)
+        if operands is None:
+            continue
+        names = [o for o in operands if isinstance(o, gast.Name)]
+        if len(names) == 1 and all(o is names[0] or _number(o) for o in operands):
+            sources[name] = names[0].id
+    return sources
+
+
+def _float_preserving_ufunc(func):
+    if not (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)
+            and func.value.id == "np"):
+        return False
+    ufunc = getattr(np, func.attr, None)
+    return isinstance(ufunc, np.ufunc) and ufunc.nin == 1 and "f->f" in ufunc.types
+
+
+def _number(node):
+    return isinstance(node, gast.Constant) and isinstance(node.value, (int, float)) \
+        and not isinstance(node.value, bool)
+
+
+def _is(node, value):
+    return _number(node) and node.value == value
+
+
+def _call_name(node):
+    """'unbroadcast' for ``unbroadcast(...)``, 'np.full_like' for ``np.full_like(...)``."""
+    if not isinstance(node, gast.Call):
+        return None
+    func = node.func
+    if isinstance(func, gast.Name):
+        return func.id
+    if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name):
+        return f"{func.value.id}.{func.attr}"
+    return None
+
+
+class _Simplifier(gast.NodeTransformer):
+    def __init__(self, shapes, shape_sources):
+        self.shapes = shapes
+        self.shape_sources = shape_sources
+
+    def _shape_source(self, node):
+        while isinstance(node, gast.Name) and node.id in self.shape_sources:
+            node = gast.Name(id=self.shape_sources[node.id], ctx=gast.Load(),
+                             annotation=None, type_comment=None)
+        return node
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        left, right, op = node.left, node.right, node.op
+        if _number(left) and _number(right) and type(op) in _FOLD:
+            try:
+                value = _FOLD[type(op)](left.value, right.value)
+            except (ZeroDivisionError, OverflowError):
+                return node
+            if isinstance(value, (int, float)) and np.isfinite(value):
+                return gast.Constant(value=value, kind=None)
+        if isinstance(op, gast.Mult):
+            if _is(right, 1):
+                return left
+            if _is(left, 1):
+                return right
+        if isinstance(op, (gast.Div, gast.Pow)) and _is(right, 1):
+            return left
+        if isinstance(op, (gast.Add, gast.Sub)) and _is(right, 0):
+            return left
+        return node
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        inner = node.operand
+        if isinstance(node.op, gast.USub):
+            if isinstance(inner, gast.UnaryOp) and isinstance(inner.op, gast.USub):
+                return inner.operand
+            if _number(inner):
+                return gast.Constant(value=-inner.value, kind=None)
+        return node
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        name = _call_name(node)
+        args = node.args
+        if name in _SHAPE_READERS and args:
+            args[0] = self._shape_source(args[0])
+        if name == "unbroadcast" and len(args) == 2 and \
+                self.shapes.same(args[0], args[1]):
+            return args[0]
+        if name in ("unreduce", "unreduce_mean") and len(args) == 4 and \
+                isinstance(args[2], gast.Constant) and args[2].value is None and \
+                isinstance(args[3], gast.Constant) and args[3].value is False:
+            fill = args[0]
+            if name == "unreduce_mean":
+                fill = gast.BinOp(left=fill, op=gast.Div(), right=gast.Call(
+                    func=_np("size"), args=[args[1]], keywords=[]))
+            return gast.Call(func=_np("full_like"), args=[args[1], fill], keywords=[])
+        return node
+
+
+def _np(attr):
+    return gast.Attribute(value=gast.Name(id="np", ctx=gast.Load(), annotation=None,
+                                          type_comment=None),
+                          attr=attr, ctx=gast.Load())

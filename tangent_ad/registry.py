@@ -1,0 +1,122 @@
+"""The one registry of derivative templates, keyed by Python object.
+
+Built-in rules (the modules of ``tangent_ad.templates``) and user rules
+(``@tad.adjoint(func)``) live in the same table, so ``np.sum``,
+``numpy.sum`` and ``from numpy import sum`` all find the same rule: the key
+is the function object itself, never its name.
+
+A *template* is a plain function whose parameters are the names it binds
+(``result`` first) and whose body is written in the ``d[x]`` notation. It is
+parsed by ``tangent_ad.ad.templates`` and never called.
+
+Functions whose derivative is zero everywhere it exists (``np.sign``,
+comparisons, ``np.shape``) are registered as *non-differentiable*: their
+results are constants for differentiation.
+"""
+import contextlib
+import importlib
+
+from tangent_ad.errors import NoDerivativeError
+
+_BUILTIN_MODULES = (
+    "tangent_ad.templates.syntax",
+    "tangent_ad.templates.numpy_reverse",
+)
+
+
+class Registry:
+    """Derivative templates by mode ("reverse", "forward") and function."""
+
+    def __init__(self):
+        self._rules = {"reverse": {}, "forward": {}}
+        self._zero = set()
+        self._loaded = False
+
+    def _ensure_loaded(self):
+        if not self._loaded:
+            self._loaded = True
+            for name in _BUILTIN_MODULES:
+                importlib.import_module(name)
+
+    def register(self, mode, func, template):
+        """Make `template` the `mode` derivative rule of `func`."""
+        self._rules[mode][_key(func)] = template
+
+    def register_zero(self, *funcs):
+        """Declare that each of `funcs` has a zero derivative."""
+        for func in funcs:
+            self._zero.add(_key(func))
+
+    def is_zero(self, func):
+        self._ensure_loaded()
+        return _key(func) in self._zero
+
+    def has(self, mode, func):
+        self._ensure_loaded()
+        return _key(func) in self._rules[mode] or _key(func) in self._zero
+
+    def lookup(self, mode, func, *, where=None):
+        """The template for `func`, or NoDerivativeError naming it.
+
+        `where` is a dict of location keywords (filename, lineno, ...)
+        forwarded to the error.
+        """
+        self._ensure_loaded()
+        try:
+            return self._rules[mode][_key(func)]
+        except (KeyError, TypeError):
+            name = getattr(func, "__qualname__", None) or repr(func)
+            module = getattr(func, "__module__", None)
+            full = f"{module}.{name}" if module else name
+            raise NoDerivativeError(
+                f"no {mode}-mode derivative is registered for {full}",
+                **(where or {})) from None
+
+    def functions(self, mode):
+        """Every function with a `mode` rule (for coverage tests and docs)."""
+        self._ensure_loaded()
+        return list(self._rules[mode])
+
+    def zero_functions(self):
+        self._ensure_loaded()
+        return list(self._zero)
+
+    @contextlib.contextmanager
+    def scoped(self):
+        """Undo every registration made inside the `with` block (for tests)."""
+        self._ensure_loaded()
+        saved = ({m: dict(r) for m, r in self._rules.items()}, set(self._zero))
+        try:
+            yield self
+        finally:
+            self._rules, self._zero = saved
+
+
+def _key(func):
+    """NumPy ufuncs and builtins are hashable; bound methods compare by
+    their function, so key by the object itself."""
+    return func
+
+
+REGISTRY = Registry()
+
+
+def adjoint(func):
+    """Decorator: register the decorated template as `func`'s reverse rule."""
+    def decorate(template):
+        REGISTRY.register("reverse", func, template)
+        return template
+    return decorate
+
+
+def tangent(func):
+    """Decorator: register the decorated template as `func`'s forward rule."""
+    def decorate(template):
+        REGISTRY.register("forward", func, template)
+        return template
+    return decorate
+
+
+def zero_derivative(*funcs):
+    """Declare functions whose derivative is zero (or nowhere defined)."""
+    REGISTRY.register_zero(*funcs)

@@ -1,0 +1,65 @@
+"""Reverse-mode rules for Python's operators.
+
+The transformer looks up ``a + b`` under ``operator.add``, ``-a`` under
+``operator.neg`` and so on. Binary rules reduce each adjoint to its
+operand's shape with ``unbroadcast``; the optimizer drops that call where
+the shapes provably agree.
+"""
+import operator
+
+import numpy as np
+
+from tangent_ad.registry import adjoint
+from tangent_ad.runtime import grad_matmul_lhs, grad_matmul_rhs, unbroadcast
+
+d = None  # d[x] is the adjoint of x; templates are parsed, never run
+
+
+# ---- arithmetic ------------------------------------------------------------
+
+@adjoint(operator.add)
+def add(result, a, b):
+    d[a] = unbroadcast(d[result], a)
+    d[b] = unbroadcast(d[result], b)
+
+
+@adjoint(operator.sub)
+def sub(result, a, b):
+    d[a] = unbroadcast(d[result], a)
+    d[b] = unbroadcast(-d[result], b)
+
+
+@adjoint(operator.mul)
+def mul(result, a, b):
+    d[a] = unbroadcast(d[result] * b, a)
+    d[b] = unbroadcast(d[result] * a, b)
+
+
+@adjoint(operator.truediv)
+def truediv(result, a, b):
+    d[a] = unbroadcast(d[result] / b, a)
+    d[b] = unbroadcast(-d[result] * result / b, b)
+
+
+@adjoint(operator.pow)
+def pow(result, a, b):
+    d[a] = unbroadcast(d[result] * b * a ** (b - 1), a)
+    d[b] = unbroadcast(d[result] * result * np.log(a), b)
+
+
+@adjoint(operator.matmul)
+def matmul(result, a, b):
+    d[a] = grad_matmul_lhs(d[result], a, b)
+    d[b] = grad_matmul_rhs(d[result], a, b)
+
+
+# ---- unary -----------------------------------------------------------------
+
+@adjoint(operator.neg)
+def neg(result, a):
+    d[a] = -d[result]
+
+
+@adjoint(operator.pos)
+def pos(result, a):
+    d[a] = d[result]
