@@ -6,6 +6,8 @@
 Each stage is one module with a ``run(tree, ctx)`` function. With
 ``verbose=2`` the source is printed after every stage.
 """
+import gast
+
 from tangent_ad import emit, loader
 from tangent_ad.ad import reverse
 from tangent_ad.analysis import activity
@@ -49,7 +51,6 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
 def _stage(stage, tree, ctx):
     tree = stage.run(tree, ctx)
     if ctx.verbose >= 2:
-        import gast
         if isinstance(tree, gast.FunctionDef):
             print(f"# after {stage.__name__.rsplit('.', 1)[-1]}:")
             print(emit.run(tree, ctx))

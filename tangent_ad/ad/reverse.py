@@ -11,11 +11,13 @@ The first contribution to an adjoint defines it (``bx = ...``); later
 ones accumulate (``bx = bx + ...``), so no adjoint starts as a zero
 array. The optimizer cleans up what the templates leave behind.
 """
+import inspect
+
 import gast
 import numpy as np
 
 from tangent_ad.ad import templates
-from tangent_ad.errors import InternalError
+from tangent_ad.errors import InternalError, UnsupportedSyntaxError
 from tangent_ad.frontend.normalize import assign, name
 from tangent_ad.registry import REGISTRY
 
@@ -112,6 +114,12 @@ class _Reverse:
         if func is None:
             return []  # constants, globals, comparisons: nothing flows back
         where = self.ctx.where(self.ctx.origin.get(stmt))
+        if inspect.isfunction(func) and not REGISTRY.has("reverse", func):
+            raise UnsupportedSyntaxError(
+                f"calls to Python functions ({func.__qualname__}) are not "
+                "supported yet",
+                hint="inline the helper into this function, or register "
+                     "its derivative with @tangent_ad.adjoint", **where)
         template = REGISTRY.lookup("reverse", func, where=where)
         if isinstance(value, gast.BinOp):
             args, keywords = [value.left, value.right], []

@@ -1,0 +1,13 @@
+def doverwrite_dx_y(x, y, bresult=1.0):
+    x2 = x * y
+    t = np.sin(x2)
+    x3 = t + x2
+    # Grad of: return np.sum(x * 3)
+    bt2 = np.full_like(x3, bresult)
+    bx3 = bt2 * 3
+    # Grad of: x = np.sin(x) + x
+    bx2 = bx3 + bx3 * np.cos(x2)
+    # Grad of: x = x * y
+    bx = unbroadcast(bx2 * y, x)
+    by = unbroadcast(bx2 * x, y)
+    return bx, by

@@ -1,0 +1,169 @@
+"""Unsupported input gives a TangentADError with file, line, text and hint."""
+import textwrap
+
+import numpy as np
+import pytest
+
+import tangent_ad as tad
+
+
+def _load(tmp_path, source, name="f"):
+    """Define the function from `source` in a real file, so it has source."""
+    import importlib.util
+    path = tmp_path / "user_module.py"
+    path.write_text("import numpy as np\n\n" + textwrap.dedent(source))
+    spec = importlib.util.spec_from_file_location(f"user_module_{id(path)}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return getattr(module, name), path
+
+
+UNSUPPORTED = [
+    ("for", """
+        def f(x):
+            for i in range(3):
+                x = x * 2
+            return x
+        """, "for i in range(3):"),
+    ("while", """
+        def f(x):
+            while x < 3:
+                x = x * 2
+            return x
+        """, "while x < 3:"),
+    ("if", """
+        def f(x):
+            if x > 0:
+                x = -x
+            return x
+        """, "if x > 0:"),
+    ("subscript", """
+        def f(x):
+            return x[0] * 2
+        """, "return x[0] * 2"),
+    ("lambda", """
+        def f(x):
+            g = lambda y: y
+            return x
+        """, "g = lambda y: y"),
+    ("method", """
+        def f(x):
+            return x.sum()
+        """, "return x.sum()"),
+    ("try", """
+        def f(x):
+            try:
+                y = x
+            except Exception:
+                y = x
+            return y
+        """, "try:"),
+    ("nested def", """
+        def f(x):
+            def g(y):
+                return y
+            return x
+        """, "def g(y):"),
+    ("undefined name", """
+        def f(x):
+            return x * nowhere
+        """, "return x * nowhere"),
+    ("no return", """
+        def f(x):
+            y = x
+        """, "y = x"),
+    ("early return", """
+        def f(x):
+            return x
+            return x
+        """, "return x"),
+    ("unpacking", """
+        def f(x):
+            a, b = x, x
+            return a
+        """, "a, b = x, x"),
+    ("user function call", """
+        def helper(y):
+            return y * 2
+
+        def f(x):
+            return np.sum(helper(x))
+        """, "return np.sum(helper(x))"),
+    ("star args", """
+        def f(*xs):
+            return xs
+        """, "def f(*xs):"),
+    ("bool op", """
+        def f(x):
+            return x and x
+        """, "return x and x"),
+]
+
+
+@pytest.mark.parametrize("label, source, line", UNSUPPORTED,
+                         ids=[u[0] for u in UNSUPPORTED])
+def test_unsupported_construct_is_reported_with_location(tmp_path, label, source, line):
+    func, path = _load(tmp_path, source)
+    with pytest.raises(tad.UnsupportedSyntaxError) as info:
+        tad.grad(func)
+    err = info.value
+    assert err.filename == str(path)
+    text = path.read_text().splitlines()
+    assert text[err.lineno - 1].strip() == line
+    assert line in str(err)
+    assert "hint:" in str(err)
+
+
+def test_function_without_derivative_raises_no_derivative_error(tmp_path):
+    func, path = _load(tmp_path, """
+        def f(x):
+            return np.sum(np.fft.fft(x).real)
+        """)
+    with pytest.raises(tad.TangentADError):
+        tad.grad(func)
+
+
+def test_builtin_without_template_names_the_function(tmp_path):
+    func, path = _load(tmp_path, """
+        def f(x):
+            return np.sum(np.arcsinh(np.i0(x)))
+        """)
+    with pytest.raises(tad.NoDerivativeError) as info:
+        tad.grad(func)
+    assert "adjoint" in str(info.value)
+    assert info.value.lineno is not None
+
+
+def test_source_unavailable():
+    with pytest.raises(tad.SourceUnavailableError):
+        tad.grad(np.sin)
+
+
+def test_unsupported_keyword_argument_is_named(tmp_path):
+    func, _ = _load(tmp_path, """
+        def f(x):
+            return np.sum(x, dtype=np.float32)
+        """)
+    with pytest.raises(tad.UnsupportedSyntaxError, match="dtype"):
+        tad.grad(func)
+
+
+def test_error_message_has_caret_under_the_column(tmp_path):
+    func, _ = _load(tmp_path, """
+        def f(x):
+            return x[0]
+        """)
+    with pytest.raises(tad.UnsupportedSyntaxError) as info:
+        tad.grad(func)
+    lines = str(info.value).splitlines()
+    source_line = next(i for i, l in enumerate(lines) if "return x[0]" in l)
+    caret = lines[source_line + 1]
+    assert caret.strip() == "^"
+    assert lines[source_line].index("x[0]") == caret.index("^")
+
+
+def test_every_error_class_derives_from_the_base():
+    for cls in (tad.UnsupportedSyntaxError, tad.NoDerivativeError,
+                tad.SourceUnavailableError, tad.NonScalarOutputError,
+                tad.InternalError):
+        assert issubclass(cls, tad.TangentADError)
