@@ -1,10 +1,11 @@
 """Emit stage: the derivative tree as Python source text.
 
 astor prints the tree; comment markers left by the differentiators become
-real ``#`` comments. The output is deterministic: the same tree always
-gives the same bytes.
+real ``#`` comments. Each marker is printed with a short number in place of
+its text (so astor never wraps it) and the text is put back afterwards.
+The output is deterministic: the same tree always gives the same bytes.
 """
-import ast
+import copy
 import re
 
 import astor
@@ -12,18 +13,30 @@ import gast
 
 from tangent_ad.naming import COMMENT_MARKER
 
-_MARKER_LINE = re.compile(r"^(\s*)" + COMMENT_MARKER + r"\((.*)\)\s*$")
+_MARKER_LINE = re.compile(r"^(\s*)" + COMMENT_MARKER + r"\((\d+)\)\s*$")
 
 
 def run(tree, ctx=None):
     """Return the source text of the FunctionDef `tree`."""
+    tree = copy.deepcopy(tree)
+    texts = []
+    for node in gast.walk(tree):
+        if _is_comment(node):
+            texts.append(node.args[0].value)
+            node.args[0] = gast.Constant(value=len(texts) - 1, kind=None)
     module = gast.Module(body=[tree], type_ignores=[])
     text = astor.to_source(gast.gast_to_ast(module))
     lines = []
     for line in text.splitlines():
         match = _MARKER_LINE.match(line)
         if match:
-            indent, literal = match.groups()
-            line = f"{indent}# {ast.literal_eval(literal)}"
+            indent, index = match.groups()
+            line = f"{indent}# {texts[int(index)]}"
         lines.append(line)
     return "\n".join(lines) + "\n"
+
+
+def _is_comment(node):
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
+        and node.func.id == COMMENT_MARKER and node.args \
+        and isinstance(node.args[0], gast.Constant)

@@ -93,7 +93,7 @@ def inverse_permutation(axes):
     """The axes that undo `np.transpose(x, axes)`; None stays None."""
     if axes is None:
         return None
-    return tuple(np.argsort(axes))
+    return tuple(int(i) for i in np.argsort([a % len(axes) for a in axes]))
 
 
 def _matmul_operands(g, a, b):

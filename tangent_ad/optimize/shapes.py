@@ -54,7 +54,10 @@ class ShapeClasses:
                 else [expr.left] + list(expr.comparators)
             return self._combine(parts)
         if isinstance(expr, gast.Call) and _is_numpy_ufunc(expr.func) and not expr.keywords:
-            return self._combine(expr.args)
+            cls = self._combine(expr.args)
+            # a NumPy function of Python numbers is a NumPy scalar, which is
+            # not weakly typed: it could change a float32 array's dtype
+            return None if cls == SCALAR else cls
         return None
 
     def _combine(self, parts):

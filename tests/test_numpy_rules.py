@@ -1,0 +1,128 @@
+"""Every registered reverse rule against central finite differences.
+
+The specs live in ``rule_specs.py``, one line per case. Each becomes a
+function in a module written once per session (tangent_ad reads source,
+so the functions must live in a real file)::
+
+    def f_17(x, y, weight):
+        # x * y [x=(3, 2), y=(1, 2)]
+        v = x * y
+        return np.sum(v * weight)
+
+``weight`` is a fixed random array shaped like the expression's value, so
+the adjoint reaching the rule is not all ones. The expression gets a line
+of its own because the ``# Grad of:`` comment that quotes it must fit on one
+line (see the xfail spec in rule_specs.py). The gradient with respect to
+every spec argument is compared with ``tangent_ad.testing.check_grads`` at
+seeded random points of the spec's domain, in float64 and in float32
+(where each gradient must also stay float32).
+"""
+import importlib.util
+import zlib
+
+import numpy as np
+import pytest
+
+import tangent_ad as tad
+from tangent_ad.registry import REGISTRY
+from tangent_ad.testing import check_grads, random_args
+
+from rule_specs import SPECS
+
+MODULE_HEADER = '''\
+"""Written by tests/test_numpy_rules.py: one function per rule spec."""
+import numpy as np
+'''
+
+
+def function_source(name, spec):
+    params = ", ".join([*spec.shapes, "weight"])
+    return (f"def {name}({params}):\n"
+            f"    # {spec.id}\n"
+            f"    v = {spec.expr}\n"
+            f"    return np.sum(v * weight)\n")
+
+
+@pytest.fixture(scope="session")
+def rule_functions(tmp_path_factory):
+    """{spec id: the spec's function}, from one module written for the table."""
+    names = {spec.id: f"f_{n}" for n, spec in enumerate(SPECS)}
+    source = "\n\n".join([MODULE_HEADER] + [function_source(names[spec.id], spec)
+                                            for spec in SPECS])
+    path = tmp_path_factory.mktemp("rules") / "rule_functions.py"
+    path.write_text(source)
+    loader_spec = importlib.util.spec_from_file_location("rule_functions", path)
+    module = importlib.util.module_from_spec(loader_spec)
+    loader_spec.loader.exec_module(module)
+    return {spec_id: getattr(module, name) for spec_id, name in names.items()}
+
+
+def sample(spec, dtype):
+    """Seeded arguments in the spec's domain, followed by the weight.
+
+    The seed comes from the spec's id, so it differs between specs and
+    does not change when the table is reordered.
+    """
+    seed = zlib.crc32(spec.id.encode())
+    args = [random_args([shape], dtype=dtype, seed=seed + n, low=low, high=high)[0]
+            for n, (shape, (low, high))
+            in enumerate(zip(spec.shapes.values(), spec.domains.values()))]
+    value = eval(spec.expr, {"np": np}, dict(zip(spec.shapes, args)))
+    (weight,) = random_args([np.shape(value)], dtype=dtype, seed=seed + len(args))
+    return (*args, weight)
+
+
+def check_rule(spec, f, dtype):
+    """check_grads w.r.t. every spec argument; Python floats get float gradients."""
+    args = sample(spec, dtype)
+    wrt = tuple(range(len(spec.shapes)))
+    df = tad.grad(f, wrt=wrt)
+    check_grads(f, df, args, wrt=wrt, **spec.tolerance(dtype))
+    grads = df(*args)
+    grads = grads if len(wrt) > 1 else (grads,)
+    for name, x, g in zip(spec.shapes, args, grads):
+        if isinstance(x, float):
+            assert isinstance(g, float), (
+                f"the gradient of the Python float {name} is a "
+                f"{type(g).__name__}, not a float")
+
+
+def params(dtype):
+    """The specs as pytest params, marked xfail where the spec says so for `dtype`."""
+    out = []
+    for spec in SPECS:
+        reason = spec.xfail_reason(dtype)
+        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+        out.append(pytest.param(spec, id=spec.id, marks=marks))
+    return out
+
+
+@pytest.mark.parametrize("spec", params(np.float64))
+def test_rule_float64(spec, rule_functions):
+    check_rule(spec, rule_functions[spec.id], np.float64)
+
+
+@pytest.mark.parametrize("spec", params(np.float32))
+def test_rule_float32(spec, rule_functions):
+    check_rule(spec, rule_functions[spec.id], np.float32)
+
+
+def describe(func):
+    """How a registered function reads in a message: np.sum, operator.mul."""
+    module = getattr(func, "__module__", None)
+    module = {"_operator": "operator", "numpy": "np"}.get(module, module)
+    return f"{module}.{getattr(func, '__name__', repr(func))}"
+
+
+def test_every_registered_rule_has_a_spec():
+    covered = {spec.key for spec in SPECS}
+    registered = REGISTRY.functions("reverse") + REGISTRY.zero_functions()
+    missing = sorted(describe(func) for func in registered if func not in covered)
+    assert not missing, ("registered rules without a spec in tests/rule_specs.py: "
+                         + ", ".join(missing))
+
+
+def test_spec_ids_are_unique():
+    ids = [spec.id for spec in SPECS]
+    duplicates = sorted({spec_id for spec_id in ids if ids.count(spec_id) > 1})
+    assert not duplicates, f"specs with the same id: {duplicates}"
