@@ -1,7 +1,7 @@
 """The stages of a transformation, in order, and the loop that runs them.
 
-    parse -> validate -> resolve -> normalize -> activity -> reverse
-          -> optimize -> emit -> load
+    parse -> validate -> resolve -> normalize -> exits -> activity
+          -> reverse -> optimize -> emit -> load
 
 Each stage is one module with a ``run(tree, ctx)`` function. With
 ``verbose=2`` the source is printed after every stage.
@@ -13,10 +13,10 @@ from tangent_ad.ad import reverse
 from tangent_ad.analysis import activity
 from tangent_ad.context import Context
 from tangent_ad.errors import InternalError, TangentADError, UnsupportedSyntaxError
-from tangent_ad.frontend import normalize, resolve, source, validate
+from tangent_ad.frontend import exits, normalize, resolve, source, validate
 from tangent_ad.optimize import fixed_point
 
-FRONTEND = (validate, resolve, normalize, activity)
+FRONTEND = (validate, resolve, normalize, exits, activity)
 
 
 def transform(func, *, wrt, mode="reverse", optimized=True,

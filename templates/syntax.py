@@ -9,7 +9,7 @@ import operator
 
 import numpy as np
 
-from tangent_ad.registry import adjoint
+from tangent_ad.registry import adjoint, zero_derivative
 from tangent_ad.runtime import grad_matmul_lhs, grad_matmul_rhs, unbroadcast
 
 d = None  # d[x] is the adjoint of x; templates are parsed, never run
@@ -47,6 +47,12 @@ def pow(result, a, b):
     d[b] = unbroadcast(d[result] * result * np.log(a), b)
 
 
+@adjoint(operator.mod)
+def mod(result, a, b):
+    d[a] = unbroadcast(d[result], a)
+    d[b] = unbroadcast(-d[result] * np.floor_divide(a, b), b)
+
+
 @adjoint(operator.matmul)
 def matmul(result, a, b):
     d[a] = grad_matmul_lhs(d[result], a, b)
@@ -63,3 +69,8 @@ def neg(result, a):
 @adjoint(operator.pos)
 def pos(result, a):
     d[a] = d[result]
+
+
+# ---- builtins whose results carry no derivative ------------------------------
+
+zero_derivative(len, range, int, bool, round, isinstance, operator.floordiv)

@@ -107,6 +107,8 @@ SPECS = [
     Spec(operator.pow, "2.0 ** x", x=(3, 2)),
     *binary(operator.sub, "x - y"),
     Spec(operator.sub, "x - x", x=(3,)),
+    Spec(operator.mod, "x % 0.7", x=(3, 2), domain=(0.1, 0.6)),
+    Spec(operator.mod, "x % y", x=(3, 2), y=(1, 2), domain={"x": (2.1, 2.6), "y": (0.9, 1.0)}),
     Spec(operator.sub, "1.0 - x", x=(3, 2)),
     *binary(operator.truediv, "x / y", domain={"y": POSITIVE}),
     Spec(operator.truediv, "1.0 / x", x=(3, 2), domain=POSITIVE),
@@ -242,4 +244,13 @@ SPECS = [
     Spec(np.less, "np.where(np.less(x, y), x, y)", x=(3, 2), y=(3, 2)),
     Spec(np.less_equal, "np.where(np.less_equal(x, y), x, y)", x=(3, 2), y=(1, 2)),
     Spec(np.not_equal, "np.where(np.not_equal(x, y), x, y)", x=(3, 2), y=(2,)),
+
+    # ---- builtins with no derivative -------------------------------------------
+    Spec(len, "x * len(x)", x=(3, 2)),
+    Spec(operator.floordiv, "x * (x // 0.7)", x=(3, 2), domain=(0.1, 0.6)),
+    Spec(range, "x * len(range(3))", x=(3,)),
+    Spec(int, "x * int(2.7)", x=(3,)),
+    Spec(bool, "x * bool(1)", x=(3,)),
+    Spec(round, "x * round(2.6)", x=(3,)),
+    Spec(isinstance, "x * isinstance(x, float)", x=None),
 ]

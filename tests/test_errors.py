@@ -19,24 +19,6 @@ def _load(tmp_path, source, name="f"):
 
 
 UNSUPPORTED = [
-    ("for", """
-        def f(x):
-            for i in range(3):
-                x = x * 2
-            return x
-        """, "for i in range(3):"),
-    ("while", """
-        def f(x):
-            while x < 3:
-                x = x * 2
-            return x
-        """, "while x < 3:"),
-    ("if", """
-        def f(x):
-            if x > 0:
-                x = -x
-            return x
-        """, "if x > 0:"),
     ("subscript", """
         def f(x):
             return x[0] * 2
@@ -72,11 +54,6 @@ UNSUPPORTED = [
         def f(x):
             y = x
         """, "y = x"),
-    ("early return", """
-        def f(x):
-            return x
-            return x
-        """, "return x"),
     ("unpacking", """
         def f(x):
             a, b = x, x
@@ -89,6 +66,44 @@ UNSUPPORTED = [
         def f(x):
             return np.sum(helper(x))
         """, "return np.sum(helper(x))"),
+    ("for else", """
+        def f(x):
+            for i in range(3):
+                x = x * 2
+            else:
+                x = x + 1
+            return x
+        """, "for i in range(3):"),
+    ("while else", """
+        def f(x):
+            while x < 3:
+                x = x * 2
+            else:
+                x = x + 1
+            return x
+        """, "while x < 3:"),
+    ("missing return on a path", """
+        def f(x):
+            if x > 0:
+                return x
+            y = x
+        """, "y = x"),
+    ("break nested in a condition", """
+        def f(x):
+            for i in range(3):
+                if x > 0:
+                    if x > 1:
+                        break
+                x = x * 2
+            return x
+        """, "if x > 0:"),
+    ("looping over a differentiated array", """
+        def f(x):
+            s = 0.0
+            for row in x:
+                s = s + np.sum(row)
+            return s
+        """, "for row in x:"),
     ("star args", """
         def f(*xs):
             return xs

@@ -2,34 +2,30 @@
 
 The generated function takes the primal's arguments plus ``bresult``, the
 adjoint of the returned value (1.0 by default), and returns the adjoints
-of the ``wrt`` arguments. Its body is the primal computation followed by
-the adjoint sweep: for each primal statement, in reverse order, the
-expansion of its derivative template, under a ``# Grad of:`` comment that
-quotes the user's line.
+of the ``wrt`` arguments. Its body is the primal sweep (the user's code
+plus the saves of ``saving``) followed by the adjoint sweep: each
+statement's derivative template, in reverse order, under a ``# Grad of:``
+comment quoting the user's line. Branches stay branches (replaying the
+recorded decision) and loops stay loops (running backwards).
 
-The first contribution to an adjoint defines it (``bx = ...``); later
-ones accumulate (``bx = bx + ...``), so no adjoint starts as a zero
-array. The optimizer cleans up what the templates leave behind.
+An adjoint with no contribution yet is *undefined* rather than zero: the
+first contribution defines it (``bx = ...``), later ones accumulate
+(``bx = bx + ...``). After the adjoint of ``x = ...`` the adjoint of the
+older ``x`` starts undefined again. Where control flow joins, an adjoint
+defined on one path only is set to zeros on the other, and a loop's
+adjoint starts with every adjoint its body accumulates into defined.
 """
 import inspect
 
 import gast
 import numpy as np
 
-from tangent_ad.ad import templates
+from tangent_ad.ad import saving, templates
 from tangent_ad.errors import InternalError, UnsupportedSyntaxError
-from tangent_ad.frontend.normalize import assign, name
+from tangent_ad.nodes import STACK, assign, call, comment, const, name, pop
 from tangent_ad.registry import REGISTRY
 
-from tangent_ad.naming import COMMENT_MARKER
 OUTPUT_ADJOINT = "bresult"
-
-
-def comment(text):
-    """A statement that the emitter prints as ``# text``."""
-    return gast.Expr(value=gast.Call(
-        func=name(COMMENT_MARKER), args=[gast.Constant(value=text, kind=None)],
-        keywords=[]))
 
 
 def derivative_name(func_name, wrt):
@@ -48,42 +44,45 @@ class _Reverse:
         self.ctx = ctx
         self.namer = ctx.namer
         self.active = ctx.facts["active"]
-        self.defined = set()   # variables whose adjoint has a value
-        self.namer.reserve(OUTPUT_ADJOINT)
+        self.namer.reserve(OUTPUT_ADJOINT, STACK)
+        self.pairs = ctx.facts.setdefault("stack_pairs", {})
 
     def adjoint_of(self, atom):
         if isinstance(atom, gast.Name) and atom.id in self.active:
             return self.namer.adjoint(atom.id)
         return None
 
+    def zeros(self, var):
+        return assign(self.namer.adjoint(var), call("zeros_like", name(var)))
+
     def build(self):
         body = self.tree.body
         returned = body[-1].value
-        primal = body[:-1]
-        adjoint = []
+        params = [a.id for a in self.tree.args.args]
+        saving.prepare_loops(body, self.ctx)
+        primal, self.plan = saving.primal_sweep(body[:-1], self.ctx, params)
+        preamble = [assign(STACK, gast.List(elts=[], ctx=gast.Load()))]
+        preamble += [assign(v, const(None)) for v in sorted(self.plan.undefined)]
+        checks, seed, defined = [], [], set()
+        if not self.ctx.preserve_result and not _provably_scalar(returned, body, self.ctx):
+            checks.append(gast.Expr(value=call("ensure_scalar", returned)))
         if isinstance(returned, gast.Name) and returned.id in self.active:
-            self.namer.set_adjoint(returned.id, OUTPUT_ADJOINT)
-            self.defined.add(returned.id)
-        last_origin = None
-        for stmt in reversed(primal):
-            block = self.statement_adjoint(stmt)
-            if not block:
-                continue
-            origin = self.ctx.origin.get(stmt)
-            if origin is not last_origin:
-                adjoint.append(comment("Grad of: " + self.ctx.info.segment(origin)))
-                last_origin = origin
-            adjoint.extend(block)
-        checks = [] if _provably_scalar(returned, primal, self.ctx) else [
-            gast.Expr(value=_call("ensure_scalar", returned))]
+            ret = returned.id
+            if ret in self.ctx.facts.get("user_names", ()):
+                seed.append(assign(self.namer.adjoint(ret), name(OUTPUT_ADJOINT)))
+            else:
+                self.namer.set_adjoint(ret, OUTPUT_ADJOINT)
+            defined.add(ret)
+        if self.ctx.preserve_result:  # the adjoint sweep may restore older values
+            value = self.namer.fresh("value")
+            checks.append(assign(value, returned))
+            returned = name(value)
+        adjoint, defined = self.block(body[:-1], defined)
         results = []
         for param in self.ctx.wrt:
-            if param in self.defined:
-                results.append(name(self.namer.adjoint(param)))
-            else:
-                zero = self.namer.adjoint(param)
-                adjoint.append(assign(zero, _call("zeros_like", name(param))))
-                results.append(name(zero))
+            if param not in defined:
+                adjoint.append(self.zeros(param))
+            results.append(name(self.namer.adjoint(param)))
         value = results[0] if len(results) == 1 else gast.Tuple(elts=results, ctx=gast.Load())
         if self.ctx.preserve_result:
             value = gast.Tuple(elts=[returned, value], ctx=gast.Load())
@@ -92,26 +91,63 @@ class _Reverse:
             args=list(args.args) + [gast.Name(id=OUTPUT_ADJOINT, ctx=gast.Param(),
                                               annotation=None, type_comment=None)],
             posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
-            defaults=list(args.defaults) + [gast.Constant(value=1.0, kind=None)])
+            defaults=list(args.defaults) + [const(1.0)])
         return gast.fix_missing_locations(gast.FunctionDef(
             name=derivative_name(self.tree.name, self.ctx.wrt), args=args,
-            body=list(primal) + checks + adjoint + [gast.Return(value=value)],
+            body=preamble + primal + checks + seed + adjoint + [gast.Return(value=value)],
             decorator_list=[], returns=None, type_comment=None, type_params=[]))
 
-    def statement_adjoint(self, stmt):
-        """The adjoint statements of one core assignment (maybe none)."""
+    # ---- the adjoint sweep ------------------------------------------------
+
+    def block(self, stmts, defined):
+        """Adjoints of `stmts` in reverse order, given the set of variables
+        whose adjoints are defined after them; returns (code, defined)."""
+        out, last_origin = [], None
+        defined = set(defined)
+        for stmt in reversed(stmts):
+            if isinstance(stmt, gast.Assign):
+                code = self.assign_adjoint(stmt, defined)
+            elif isinstance(stmt, gast.If):
+                code = self.if_adjoint(stmt, defined)
+            elif isinstance(stmt, (gast.For, gast.While)):
+                code = self.loop_adjoint(stmt, defined)
+            else:
+                code = []  # break, pass: nothing flows back
+            if not code:
+                continue
+            origin = self.ctx.origin.get(stmt)
+            if origin is not last_origin and not isinstance(stmt, (gast.If, gast.For, gast.While)):
+                out.append(comment("Grad of: " + self.ctx.info.segment(origin)))
+            last_origin = origin
+            out.extend(code)
+        return out, defined
+
+    def assign_adjoint(self, stmt, defined):
         target = stmt.targets[0].id
-        if target not in self.active or target not in self.defined:
-            return []
+        code = []
+        if target in self.active and target in defined:
+            expansion = self.expand(stmt)
+            defined.discard(target)
+            code = self.contribute(expansion, defined)
+        else:
+            defined.discard(target)
+        saved = self.plan.saved.get(stmt)
+        if saved is not None:
+            restore = assign(target, pop())
+            self.pairs[restore] = [saved]
+            code.append(restore)
+        return code
+
+    def expand(self, stmt):
+        """The template expansion for one core assignment."""
+        target = stmt.targets[0].id
         value = stmt.value
-        result = name(target)
         if isinstance(value, gast.Name):  # a copy: the adjoint flows through
             if self.adjoint_of(value) is None:
                 return []
-            return self.contribute([(("adjoint", value.id),
-                                     name(self.namer.adjoint(target)))])
+            return [(("adjoint", value.id), name(self.namer.adjoint(target)))]
         func = self.ctx.resolved.get(value)
-        if func is None:
+        if func is None or REGISTRY.is_zero(func):
             return []  # constants, globals, comparisons: nothing flows back
         where = self.ctx.where(self.ctx.origin.get(stmt))
         if inspect.isfunction(func) and not REGISTRY.has("reverse", func):
@@ -130,41 +166,96 @@ class _Reverse:
         else:
             raise InternalError(f"unexpected core operation {type(value).__name__}")
         bound = templates.bind(template, func, args, keywords, where=where)
-        return self.contribute(templates.expand(
-            template, bound, result, self.adjoint_of, self.namer.fresh))
+        return templates.expand(template, bound, name(target), self.adjoint_of,
+                                self.namer.fresh)
 
-    def contribute(self, expansion):
+    def contribute(self, expansion, defined):
         stmts = []
         for (kind, var), expr in expansion:
             if kind == "adjoint":
                 target = self.namer.adjoint(var)
-                if var in self.defined:
+                if var in defined:
                     expr = gast.BinOp(left=name(target), op=gast.Add(), right=expr)
-                self.defined.add(var)
+                defined.add(var)
             else:
                 target = var
             stmts.append(assign(target, expr))
         return stmts
+
+    def if_adjoint(self, stmt, defined):
+        body, in_body = self.block(stmt.body, defined)
+        orelse, in_orelse = self.block(stmt.orelse, defined)
+        joined = in_body | in_orelse
+        body += [self.zeros(v) for v in sorted(joined - in_body)]
+        orelse += [self.zeros(v) for v in sorted(joined - in_orelse)]
+        defined.clear()
+        defined.update(joined)
+        replay = gast.If(test=pop(), body=body or [gast.Pass()], orelse=orelse)
+        self.pairs[replay] = list(self.plan.decisions[stmt])
+        return [replay]
+
+    def loop_adjoint(self, stmt, defined):
+        if isinstance(stmt, gast.For) and saving.writes_in([stmt.target]) & self.active:
+            raise UnsupportedSyntaxError(
+                "looping over a differentiated sequence is not supported yet",
+                hint="loop over range(len(x)) instead",
+                **self.ctx.where(self.ctx.origin.get(stmt)))
+        at_head = set(defined)
+        for _ in range(len(self.active) + 2):
+            body, at_end = self.block(stmt.body, at_head)
+            if at_end <= at_head:
+                break
+            at_head |= at_end
+        else:
+            raise InternalError("adjoint loop analysis did not converge")
+        inits = [self.zeros(v) for v in sorted(at_head - defined)]
+        body += [self.zeros(v) for v in sorted(at_head - at_end)]
+        defined.update(at_head)
+        loop = gast.For(target=self.reverse_target(stmt), iter=self.reverse_iter(stmt),
+                        body=body or [gast.Pass()], orelse=[], type_comment=None)
+        header = self.ctx.info.segment(self.ctx.origin.get(stmt)).split(":")[0]
+        return [comment("Grad of: " + header)] + inits + [loop]
+
+    def reverse_target(self, stmt):
+        if isinstance(stmt, gast.For):
+            return stmt.target
+        return name(self.namer.fresh("_"), store=True)
+
+    def reverse_iter(self, stmt):
+        """The iterable of the adjoint loop: the primal one, backwards."""
+        counter = self.plan.counters.get(stmt)
+        if isinstance(stmt, gast.While):
+            return call("range", name(counter))
+        items = stmt.iter
+        if isinstance(items, gast.Call) and self.ctx.resolved.get(items) is not range:
+            items = call("list", items)
+        if counter is not None:
+            items = gast.Subscript(value=items, slice=gast.Slice(
+                lower=None, upper=name(counter), step=None), ctx=gast.Load())
+        return call("reversed", items)
 
 
 _FULL_REDUCTIONS = {np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin,
                     np.var, np.std, np.vdot}
 
 
-def _provably_scalar(atom, primal, ctx):
+def _provably_scalar(atom, body, ctx):
     """True when the returned atom is a number or a full reduction."""
     if isinstance(atom, gast.Constant):
         return True
-    for stmt in primal:
-        if isinstance(atom, gast.Name) and stmt.targets[0].id == atom.id:
-            value = stmt.value
-            func = ctx.resolved.get(value)
-            if isinstance(value, gast.Call) and func in _FULL_REDUCTIONS:
-                named = {k.arg for k in value.keywords}
-                return len(value.args) == 1 and not named & {"axis", "keepdims"}
-            return func is float
-    return False
+    defs = [s for s in body if isinstance(s, gast.Assign)
+            and isinstance(atom, gast.Name) and s.targets[0].id == atom.id]
+    if len(defs) != 1 or any(isinstance(s, (gast.If, gast.For, gast.While)) for s in body
+                             if atom.id in _assigned(s)):
+        return False
+    value = defs[0].value
+    func = ctx.resolved.get(value)
+    if isinstance(value, gast.Call) and func in _FULL_REDUCTIONS:
+        named = {k.arg for k in value.keywords}
+        return len(value.args) == 1 and not named & {"axis", "keepdims"}
+    return func is float
 
 
-def _call(func, *args):
-    return gast.Call(func=name(func), args=list(args), keywords=[])
+def _assigned(stmt):
+    return {n.id for n in gast.walk(stmt)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}

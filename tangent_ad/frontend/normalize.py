@@ -1,26 +1,33 @@
 """Normalize stage: desugar the function into a small core form.
 
-After this pass the body is a sequence of
+After this pass the body is made of
 
 * ``name = <one operation>`` where the operation is a constant, a name, a
   binary or unary operator, a comparison or a call whose operands are all
   *atoms* (names, constants, global attributes such as ``np.pi``, or
-  tuples of atoms), and
-* a final ``return <atom>``.
+  tuples of atoms);
+* ``if <test>:``, ``for <names> in <iterable>:`` and ``while <test>:``
+  whose headers are kept as written (they are never differentiated);
+* ``break``, ``continue`` and ``return <atom>``.
 
 Nested expressions get temporaries (``t``, ``t2``, ...), ``a += b``
-becomes ``a = a + b``, ``x.T`` becomes ``np.transpose(x)``, and a name
-assigned twice gets a new version (``x2``) so that every value the
-derivative needs is still available. ``ctx.origin`` maps each new
-statement to the user's statement it came from.
+becomes ``a = a + b``, ``x.T`` becomes ``np.transpose(x)`` and
+``a if c else b`` becomes an ``if`` statement. A name assigned only in
+straight-line code gets a new version when it is assigned again (``x2``),
+so every value the derivative needs stays available; a name assigned in
+a branch or loop keeps its name (the reverse pass saves its old values).
+``ctx.origin`` maps each new statement to the user's statement it came
+from.
 """
 import gast
 import numpy as np
 
 from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.naming import Namer
+from tangent_ad.nodes import assign, name, reads
 
-RUNTIME_NAMES = ("np", "bresult")
+RUNTIME_NAMES = ("np", "bresult", "stack")
+_COMPOUND = (gast.If, gast.For, gast.While)
 
 
 def run(tree, ctx):
@@ -28,23 +35,31 @@ def run(tree, ctx):
     reserved = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)}
     reserved.update(ctx.namespace, RUNTIME_NAMES)
     ctx.namer = ctx.namer or Namer(reserved)
-    return _Normalizer(ctx).function(tree)
+    ctx.facts["user_names"] = frozenset(
+        n.id for n in gast.walk(tree) if isinstance(n, gast.Name))
+    return _Normalizer(ctx, _assigned_in_compound(tree)).function(tree)
 
 
-def name(identifier, store=False):
-    """A gast Name node."""
-    return gast.Name(id=identifier, ctx=gast.Store() if store else gast.Load(),
-                     annotation=None, type_comment=None)
-
-
-def assign(target, value):
-    return gast.Assign(targets=[name(target, store=True)], value=value,
-                       type_comment=None)
+def _assigned_in_compound(tree):
+    """Names assigned inside a branch or loop, or by a conditional
+    expression: they are never versioned."""
+    names = set()
+    for node in gast.walk(tree):
+        if isinstance(node, _COMPOUND):
+            for sub in gast.walk(node):
+                if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Store):
+                    names.add(sub.id)
+        elif isinstance(node, (gast.Assign, gast.AnnAssign)) and \
+                isinstance(node.value, gast.IfExp):
+            target = node.targets[0] if isinstance(node, gast.Assign) else node.target
+            names.add(target.id)
+    return names
 
 
 class _Normalizer:
-    def __init__(self, ctx):
+    def __init__(self, ctx, mutable):
         self.ctx = ctx
+        self.mutable = mutable
         self.version = {}      # user name -> the name holding its current value
         self.body = []
         self.origin = None
@@ -52,14 +67,22 @@ class _Normalizer:
     def function(self, tree):
         for arg in tree.args.args:
             self.version[arg.id] = arg.id
-        for stmt in tree.body:
-            self.origin = stmt
-            self.statement(stmt)
+        self.body = self.block(tree.body)
         tree = gast.FunctionDef(
             name=tree.name, args=tree.args, body=self.body,
             decorator_list=[], returns=None, type_comment=None,
             type_params=[])
         return gast.fix_missing_locations(tree)
+
+    def block(self, stmts):
+        """Normalize a statement list into a new list."""
+        outer, self.body = self.body, []
+        for stmt in stmts:
+            outer_origin, self.origin = self.origin, stmt
+            self.statement(stmt)
+            self.origin = outer_origin
+        inner, self.body = self.body, outer
+        return inner
 
     def emit(self, stmt):
         self.body.append(stmt)
@@ -82,16 +105,76 @@ class _Normalizer:
                 self.emit(assign(result, self.operation(stmt.value)))
                 value = name(result)
             self.emit(gast.Return(value=value))
+        elif isinstance(stmt, gast.If):
+            test = self.header(stmt.test)
+            self.emit(gast.If(test=test, body=self.block(stmt.body) or [gast.Pass()],
+                              orelse=self.block(stmt.orelse)))
+        elif isinstance(stmt, gast.For):
+            iterable = self.header(stmt.iter)
+            for target in gast.walk(stmt.target):
+                if isinstance(target, gast.Name):
+                    self.version[target.id] = target.id
+            self.emit(gast.For(target=self.header(stmt.target), iter=iterable,
+                               body=self.block(stmt.body) or [gast.Pass()],
+                               orelse=[], type_comment=None))
+        elif isinstance(stmt, gast.While):
+            self.emit(gast.While(test=self.header(stmt.test),
+                                 body=self.block(stmt.body) or [gast.Pass()],
+                                 orelse=[]))
+        elif isinstance(stmt, (gast.Break, gast.Continue)):
+            self.emit(type(stmt)())
         # docstrings and `pass` leave no trace in the core form
 
     def assign_to(self, target, value):
+        if isinstance(value, gast.IfExp):
+            test = self.header(value.test)
+            body = self._branch(target, value.body)
+            orelse = self._branch(target, value.orelse)
+            self.emit(gast.If(test=test, body=body, orelse=orelse))
+            self.version[target] = target
+            return
         value = self.operation(value)
-        if target in self.version:
+        if target in self.mutable:
+            new = target
+            if target in reads(value) and not isinstance(value, gast.Name):
+                # `x = x * 0.9`: compute into a temporary first, so the adjoint
+                # of the new x is used up before the old x's adjoint is built
+                temp = self.ctx.namer.fresh("t")
+                self.emit(assign(temp, value))
+                value = name(temp)
+        elif target in self.version:
             new = self.ctx.namer.fresh(target)
         else:
             new = target
         self.emit(assign(new, value))
         self.version[target] = new
+
+    def _branch(self, target, expr):
+        outer, self.body = self.body, []
+        self.version[target] = target
+        value = self.operation(expr)
+        self.emit(assign(target, value))
+        inner, self.body = self.body, outer
+        return inner
+
+    def header(self, node):
+        """A copy of a branch or loop header with names at their current
+        versions; headers are evaluated as written, never differentiated."""
+        version = self.version
+        ctx = self.ctx
+
+        class Rename(gast.NodeTransformer):
+            def visit_Name(self, node):
+                if node in ctx.resolved or not isinstance(node.ctx, gast.Load) or \
+                        (node.id in ctx.namespace and node.id not in version):
+                    return node
+                if node.id not in version:
+                    raise UnsupportedSyntaxError(
+                        f"'{node.id}' is used before it is assigned",
+                        **ctx.where(node))
+                return name(version[node.id])
+
+        return Rename().visit(node)
 
     def is_atom(self, node):
         return isinstance(node, (gast.Name, gast.Constant)) or \
@@ -115,6 +198,10 @@ class _Normalizer:
         if isinstance(node, gast.UnaryOp) and isinstance(node.operand, gast.Constant) \
                 and isinstance(node.op, gast.USub):
             return gast.Constant(value=-node.operand.value, kind=None)
+        if isinstance(node, gast.IfExp):
+            temp = self.ctx.namer.fresh("t")
+            self.assign_to(temp, node)
+            return name(temp)
         value = self.operation(node)
         temp = self.ctx.namer.fresh("t")
         self.emit(assign(temp, value))
@@ -146,6 +233,8 @@ class _Normalizer:
         elif isinstance(node, gast.Compare):
             new = gast.Compare(left=self.atom(node.left), ops=node.ops,
                                comparators=[self.atom(c) for c in node.comparators])
+        elif isinstance(node, gast.IfExp):
+            return self.atom(node)
         else:
             return self.atom(node)
         if node in resolved:

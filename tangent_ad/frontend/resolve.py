@@ -17,7 +17,8 @@ from tangent_ad.errors import UnsupportedSyntaxError
 BINARY_OPERATORS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
     gast.Div: operator.truediv, gast.Pow: operator.pow,
-    gast.MatMult: operator.matmul,
+    gast.MatMult: operator.matmul, gast.Mod: operator.mod,
+    gast.FloorDiv: operator.floordiv,
 }
 UNARY_OPERATORS = {gast.USub: operator.neg, gast.UAdd: operator.pos}
 
@@ -92,14 +93,9 @@ class _Resolver(gast.NodeVisitor):
                      "rather than x.sum()",
                 **self.ctx.where(node))
         self.ctx.resolved[node] = obj
-        if isinstance(node.func, gast.Attribute):
-            self._visit_root(node.func.value)
+        self.ctx.resolved[node.func] = obj
         for child in node.args + [k.value for k in node.keywords]:
             self.visit(child)
-
-    def _visit_root(self, node):
-        while isinstance(node, gast.Attribute):
-            node = node.value
 
     def visit_Attribute(self, node):
         obj = self.lookup(node)
@@ -126,5 +122,6 @@ class _Resolver(gast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_UnaryOp(self, node):
-        self.ctx.resolved[node] = UNARY_OPERATORS[type(node.op)]
+        if type(node.op) in UNARY_OPERATORS:  # `not` is only ever a condition
+            self.ctx.resolved[node] = UNARY_OPERATORS[type(node.op)]
         self.generic_visit(node)

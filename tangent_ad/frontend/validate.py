@@ -8,15 +8,11 @@ import gast
 
 from tangent_ad.errors import UnsupportedSyntaxError
 
-_BINOPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.MatMult)
+_BINOPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.MatMult,
+           gast.Mod, gast.FloorDiv)
 _UNARY = (gast.USub, gast.UAdd)
 
 _STATEMENT_HINTS = {
-    gast.For: "loops are not supported yet; write the loop with NumPy "
-              "vector operations for now",
-    gast.While: "loops are not supported yet",
-    gast.If: "branches are not supported yet; use np.where for a "
-             "value that depends on a condition",
     gast.With: "'with' blocks are not supported",
     gast.Try: "try/except cannot be differentiated; move error handling "
               "outside the differentiated function",
@@ -36,22 +32,40 @@ def run(tree, ctx):
     """Check the FunctionDef `tree`; return it unchanged or raise.
 
     Accepted: positional parameters (with defaults), assignments to names,
-    `+=`-style updates, expression arithmetic, calls, attribute reads,
-    comparisons, tuples of constants, and one final `return`.
+    `+=`-style updates, arithmetic, calls, attribute reads, comparisons,
+    conditional expressions, `if`/`elif`/`else`, `for` and `while` loops
+    with `break` and `continue`, and `return` (early ones included) as
+    long as every path ends in one.
     """
     _check_arguments(tree, ctx)
     body = tree.body
     if body and _is_docstring(body[0]):
         body = body[1:]
-    if not body or not isinstance(body[-1], gast.Return) or body[-1].value is None:
+    _check_block(body, ctx)
+    if not _always_returns(body):
         last = body[-1] if body else tree
         raise UnsupportedSyntaxError(
-            "the function must end with 'return <expression>'",
+            "every path through the function must end with "
+            "'return <expression>'",
             hint="the derivative is taken of the returned value",
             **ctx.where(last))
-    for stmt in body:
-        _check_statement(stmt, ctx, last=stmt is body[-1])
     return tree
+
+
+def _always_returns(block):
+    if not block:
+        return False
+    last = block[-1]
+    if isinstance(last, gast.Return):
+        return True
+    if isinstance(last, gast.If):
+        return _always_returns(last.body) and _always_returns(last.orelse)
+    return False
+
+
+def _check_block(block, ctx):
+    for stmt in block:
+        _check_statement(stmt, ctx)
 
 
 def _is_docstring(stmt):
@@ -73,11 +87,11 @@ def _check_arguments(tree, ctx):
                 "make them ordinary positional parameters")
 
 
-def _check_statement(stmt, ctx, last):
+def _check_statement(stmt, ctx):
     if isinstance(stmt, gast.Return):
-        if not last:
-            _refuse(stmt, ctx, "a return before the end of the function is "
-                    "not supported yet")
+        if stmt.value is None:
+            _refuse(stmt, ctx, "'return' without a value", "return the value "
+                    "to differentiate")
         _check_expr(stmt.value, ctx)
     elif isinstance(stmt, gast.Assign):
         if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], gast.Name):
@@ -93,7 +107,22 @@ def _check_statement(stmt, ctx, last):
         if stmt.value is None or not isinstance(stmt.target, gast.Name):
             _refuse(stmt, ctx, "bare annotations are not supported")
         _check_expr(stmt.value, ctx)
-    elif isinstance(stmt, gast.Pass) or _is_docstring(stmt):
+    elif isinstance(stmt, gast.If):
+        _check_test(stmt.test, ctx)
+        _check_block(stmt.body, ctx)
+        _check_block(stmt.orelse, ctx)
+    elif isinstance(stmt, (gast.For, gast.While)):
+        if stmt.orelse:
+            kind = "for" if isinstance(stmt, gast.For) else "while"
+            _refuse(stmt, ctx, f"'{kind} ... else' is not supported",
+                    "use a flag variable set before 'break' instead of 'else'")
+        if isinstance(stmt, gast.For):
+            _check_loop_target(stmt.target, stmt, ctx)
+            _check_test(stmt.iter, ctx)
+        else:
+            _check_test(stmt.test, ctx)
+        _check_block(stmt.body, ctx)
+    elif isinstance(stmt, (gast.Pass, gast.Break, gast.Continue)) or _is_docstring(stmt):
         pass
     elif isinstance(stmt, gast.Expr):
         _refuse(stmt, ctx, "an expression whose value is discarded is not "
@@ -104,6 +133,31 @@ def _check_statement(stmt, ctx, last):
                 hint)
 
 
+def _check_loop_target(target, stmt, ctx):
+    names = target.elts if isinstance(target, gast.Tuple) else [target]
+    if not all(isinstance(n, gast.Name) for n in names):
+        _refuse(stmt, ctx, "a loop variable must be a name or a tuple of names")
+
+
+def _check_test(node, ctx):
+    """Conditions and loop headers are never differentiated, so they may
+    also use `and`, `or` and `not`."""
+    if isinstance(node, gast.BoolOp):
+        for value in node.values:
+            _check_test(value, ctx)
+    elif isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
+        _check_test(node.operand, ctx)
+    elif isinstance(node, gast.Compare):
+        for item in [node.left] + node.comparators:
+            _check_test(item, ctx)
+    elif isinstance(node, gast.Call):
+        for arg in node.args + [k.value for k in node.keywords]:
+            _check_test(arg, ctx)
+        _check_expr(node.func, ctx)
+    else:
+        _check_expr(node, ctx)
+
+
 def _describe(node):
     return type(node).__name__.lower()
 
@@ -111,7 +165,7 @@ def _describe(node):
 def _check_op(op, node, ctx):
     if not isinstance(op, _BINOPS):
         _refuse(node, ctx, f"the operator {type(op).__name__} has no derivative",
-                "supported operators: + - * / ** @ and unary -")
+                "supported operators: + - * / // % ** @ and unary -")
 
 
 def _check_expr(node, ctx):
@@ -148,11 +202,14 @@ def _check_expr(node, ctx):
     elif isinstance(node, gast.Tuple):
         for item in node.elts:
             _check_expr(item, ctx)
+    elif isinstance(node, gast.IfExp):
+        _check_test(node.test, ctx)
+        _check_expr(node.body, ctx)
+        _check_expr(node.orelse, ctx)
     else:
         hints = {
             gast.Subscript: "indexing is not supported yet",
-            gast.IfExp: "conditional expressions are not supported yet; "
-                        "use np.where",
+            gast.BoolOp: "'and'/'or' are supported only in conditions",
             gast.Lambda: "lambdas are not supported yet",
             gast.ListComp: "comprehensions are not supported yet",
             gast.List: "lists are not supported yet; use a tuple or np.array",

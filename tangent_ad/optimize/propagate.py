@@ -10,7 +10,7 @@ import copy
 
 import gast
 
-from tangent_ad.optimize.dce import reads, writes
+from tangent_ad.nodes import writes
 
 
 def run(tree, ctx=None):
@@ -20,6 +20,7 @@ def run(tree, ctx=None):
 
 
 def _block(stmts):
+    stmts[:] = [s for s in stmts if not _self_copy(s)]
     known = {}  # name -> the atom it is a copy of
     for stmt in stmts:
         for sub in _child_blocks(stmt):
@@ -37,6 +38,13 @@ def _block(stmts):
                 isinstance(stmt.targets[0], gast.Name) and _is_atom(stmt.value) and \
                 _atom_name(stmt.value) != stmt.targets[0].id:
             known[stmt.targets[0].id] = stmt.value
+
+
+def _self_copy(stmt):
+    """``x = x``, which propagation itself can produce."""
+    return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+        isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Name) \
+        and stmt.value.id == stmt.targets[0].id
 
 
 def _child_blocks(stmt):

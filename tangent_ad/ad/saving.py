@@ -1,0 +1,156 @@
+"""The primal sweep of reverse mode: the user's code plus what it must save.
+
+The adjoint sweep runs after the primal one, walking the statements
+backwards; it needs each value as it was when its statement ran. This
+module prepares the primal so that it can:
+
+* before an assignment that may overwrite a value (any assignment in a
+  loop, or to a name assigned more than once), the old value is pushed
+  with ``stack.append(x)``; the adjoint restores it with
+  ``x = stack.pop()`` after the statement's adjoint;
+* at the end of each branch of an ``if``, ``stack.append(True)`` (or
+  ``False``) records the branch taken, which the adjoint replays with
+  ``if stack.pop():``;
+* a ``while`` loop, or a ``for`` loop that may ``break``, counts its
+  iterations so the adjoint loop can run as many times.
+
+Every push is paired with its pop (``Plan.pairs``); dead-code elimination
+drops a pair when the restored value is never read, so in the end only
+values that are overwritten *and* needed are saved.
+"""
+from dataclasses import dataclass, field
+
+import gast
+
+from tangent_ad.nodes import assign, call, const, name, push, writes
+
+
+@dataclass
+class Plan:
+    """What the primal sweep saved, for the adjoint sweep to restore."""
+
+    saved: dict = field(default_factory=dict)      # core Assign -> its push
+    decisions: dict = field(default_factory=dict)  # core If -> (True push, False push)
+    counters: dict = field(default_factory=dict)   # core loop -> counter name
+    undefined: set = field(default_factory=set)    # names pushed before any value
+
+
+def prepare_loops(body, ctx):
+    """Add iteration counters to loops that need them and hoist iterables
+    that the loop body changes; modifies the core statements in place."""
+    for stmt in list(_walk_statements(body)):
+        if isinstance(stmt, gast.While) or (
+                isinstance(stmt, gast.For) and _breaks(stmt.body)):
+            counter = ctx.namer.fresh("iterations")
+            stmt.body.insert(0, _origin(ctx, stmt, assign(
+                counter, gast.BinOp(left=name(counter), op=gast.Add(), right=const(1)))))
+            ctx.facts.setdefault("counters", {})[stmt] = counter
+            _insert_before(body, stmt, _origin(ctx, stmt, assign(counter, const(0))))
+        if isinstance(stmt, gast.For) and _reads_names(stmt.iter) & writes_in(stmt.body):
+            held = ctx.namer.fresh("iterable")
+            value = stmt.iter
+            if isinstance(value, gast.Call) and ctx.resolved.get(value) is not range:
+                value = call("list", value)
+            _insert_before(body, stmt, _origin(ctx, stmt, assign(held, value)))
+            stmt.iter = name(held)
+
+
+def primal_sweep(body, ctx, params):
+    """The primal statements with pushes inserted, and the Plan."""
+    plan = Plan(counters=ctx.facts.get("counters", {}))
+    counts = {}
+    for stmt in _walk_statements(body):
+        if isinstance(stmt, gast.Assign):
+            target = stmt.targets[0].id
+            counts[target] = counts.get(target, 0) + 1
+    overwritten = {v for v, n in counts.items() if n > 1} | set(params)
+    return _Sweep(plan, overwritten, params).block(body, depth=0), plan
+
+
+class _Sweep:
+    def __init__(self, plan, overwritten, params):
+        self.plan = plan
+        self.overwritten = overwritten
+        self.params = params
+
+    def block(self, stmts, depth):
+        out = []
+        for stmt in stmts:
+            if not isinstance(stmt, gast.Pass):
+                out.extend(self.statement(stmt, depth))
+        return out
+
+    def statement(self, stmt, depth):
+        if isinstance(stmt, gast.Assign):
+            target = stmt.targets[0].id
+            if depth == 0 and target not in self.overwritten:
+                return [stmt]
+            save = push(name(target))
+            self.plan.saved[stmt] = save
+            if target not in self.params:
+                self.plan.undefined.add(target)
+            return [save, stmt]
+        if isinstance(stmt, gast.If):
+            taken, skipped = push(const(True)), push(const(False))
+            self.plan.decisions[stmt] = (taken, skipped)
+            body = _before_break(self.block(stmt.body, depth), taken)
+            orelse = _before_break(self.block(stmt.orelse, depth), skipped)
+            return [gast.If(test=stmt.test, body=body, orelse=orelse)]
+        if isinstance(stmt, gast.For):
+            return [gast.For(target=stmt.target, iter=stmt.iter,
+                             body=self.block(stmt.body, depth + 1),
+                             orelse=[], type_comment=None)]
+        if isinstance(stmt, gast.While):
+            return [gast.While(test=stmt.test, body=self.block(stmt.body, depth + 1),
+                               orelse=[])]
+        return [stmt]
+
+
+def _before_break(block, stmt):
+    """Append `stmt` to `block`, but before a final `break`."""
+    if block and isinstance(block[-1], gast.Break):
+        return block[:-1] + [stmt, block[-1]]
+    return block + [stmt]
+
+
+def _walk_statements(body):
+    for stmt in body:
+        yield stmt
+        for field_name in ("body", "orelse"):
+            yield from _walk_statements(getattr(stmt, field_name, []) or [])
+
+
+def _breaks(body):
+    """True when `body` has a `break` for this loop (not a nested one)."""
+    for stmt in body:
+        if isinstance(stmt, gast.Break):
+            return True
+        if isinstance(stmt, gast.If) and (_breaks(stmt.body) or _breaks(stmt.orelse)):
+            return True
+    return False
+
+
+def writes_in(body):
+    return set().union(*(writes(s) for s in body)) if body else set()
+
+
+def _reads_names(node):
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+
+
+def _insert_before(body, target, new):
+    """Insert `new` just before `target`, wherever it is nested in `body`."""
+    for i, stmt in enumerate(body):
+        if stmt is target:
+            body.insert(i, new)
+            return True
+        for field_name in ("body", "orelse"):
+            inner = getattr(stmt, field_name, None)
+            if inner and _insert_before(inner, target, new):
+                return True
+    return False
+
+
+def _origin(ctx, loop, stmt):
+    ctx.origin[stmt] = ctx.origin.get(loop)
+    return stmt

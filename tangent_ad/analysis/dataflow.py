@@ -1,0 +1,102 @@
+"""One worklist solver, and the analyses built on it.
+
+``solve`` computes a fixed point of a monotone problem over sets on a
+``cfg.CFG``: forward problems flow along edges, backward ones against
+them; the meet is union. On top of it:
+
+* ``reaching_definitions``: which assignments may reach each node;
+* ``liveness``: which names may be read later;
+* ``activity``: which names carry derivative information (varied by a
+  ``wrt`` input through differentiable operations, and useful to the
+  returned value).
+
+Results are plain dicts keyed by CFG node; nothing is stored on the tree.
+"""
+
+
+def solve(graph, transfer, *, forward, start=frozenset()):
+    """Fixed point of `transfer(node, incoming) -> outgoing` over `graph`.
+
+    Returns ``(before, after)`` dicts: for a forward problem the facts on
+    entry to and exit from each node, for a backward problem the facts
+    after and before it (``before`` is the side data arrives from).
+    """
+    nodes = [graph.entry] + graph.nodes + [graph.exit]
+    into = {n: frozenset() for n in nodes}
+    out = {n: frozenset() for n in nodes}
+    sources = (lambda n: n.prev) if forward else (lambda n: n.next)
+    targets = (lambda n: n.next) if forward else (lambda n: n.prev)
+    seed = graph.entry if forward else graph.exit
+    work = list(nodes if forward else reversed(nodes))
+    queued = set(work)
+    while work:
+        node = work.pop(0)
+        queued.discard(node)
+        facts = frozenset(start) if node is seed else frozenset()
+        for src in sources(node):
+            facts |= out[src]
+        into[node] = facts
+        new = frozenset(transfer(node, facts))
+        if new != out[node]:
+            out[node] = new
+            for dst in targets(node):
+                if dst not in queued:
+                    work.append(dst)
+                    queued.add(dst)
+    return into, out
+
+
+def reaching_definitions(graph):
+    """{node: set of (name, defining node)} reaching the node's entry.
+
+    Parameters are defined by the entry node.
+    """
+    def transfer(node, facts):
+        if not node.defs:
+            return facts
+        return {f for f in facts if f[0] not in node.defs} | \
+            {(name, node) for name in node.defs}
+    into, _ = solve(graph, transfer, forward=True)
+    return into
+
+
+def liveness(graph):
+    """{node: names that may be read after the node} (live-out)."""
+    def transfer(node, facts):
+        return (facts - node.defs) | node.uses
+    after, _ = solve(graph, transfer, forward=False)
+    return after
+
+
+def activity(graph, wrt, differentiable):
+    """Names that are both varied by `wrt` and useful to the result.
+
+    `differentiable(node)` says whether derivatives flow from a node's
+    uses to its defs (False for comparisons, zero-derivative calls and
+    loop headers).
+    """
+    def varied(node, facts):
+        if node is graph.entry:
+            return set(wrt)
+        flows = differentiable(node) and node.sources & facts
+        return (facts - node.defs) | (node.defs if flows else set())
+
+    def useful(node, facts):
+        if node is graph.exit:
+            return facts
+        needed = node.defs & facts
+        if _is_return(node):
+            return node.uses
+        flows = differentiable(node) and needed
+        return (facts - node.defs) | (node.sources if flows else set())
+
+    _, varied_out = solve(graph, varied, forward=True)
+    useful_after, _ = solve(graph, useful, forward=False)
+    active = set()
+    for node in [graph.entry] + graph.nodes:
+        active |= node.defs & varied_out[node] & useful_after[node]
+    return active
+
+
+def _is_return(node):
+    return type(node.stmt).__name__ == "Return"

@@ -1,0 +1,82 @@
+"""Small constructors and queries for gast nodes, shared by the passes.
+
+Passes build many tiny statements (``bx = ...``, ``stack.append(x)``);
+these helpers keep that code readable and the node shapes consistent.
+"""
+import gast
+
+from tangent_ad.naming import COMMENT_MARKER
+
+STACK = "stack"
+
+
+def name(identifier, store=False):
+    """A Name node, loaded or stored."""
+    return gast.Name(id=identifier, ctx=gast.Store() if store else gast.Load(),
+                     annotation=None, type_comment=None)
+
+
+def assign(target, value):
+    """``target = value`` for a target name."""
+    return gast.Assign(targets=[name(target, store=True)], value=value,
+                       type_comment=None)
+
+
+def const(value):
+    return gast.Constant(value=value, kind=None)
+
+
+def call(func, *args):
+    """``func(*args)``; `func` is a name or a dotted path such as 'np.sum'."""
+    parts = func.split(".")
+    node = name(parts[0])
+    for part in parts[1:]:
+        node = gast.Attribute(value=node, attr=part, ctx=gast.Load())
+    return gast.Call(func=node, args=list(args), keywords=[])
+
+
+def comment(text):
+    """A statement that the emitter prints as ``# text``."""
+    return gast.Expr(value=call(COMMENT_MARKER, const(text)))
+
+
+def push(value):
+    """``stack.append(value)``."""
+    return gast.Expr(value=call(f"{STACK}.append", value))
+
+
+def pop():
+    """The expression ``stack.pop()``."""
+    return call(f"{STACK}.pop")
+
+
+def is_pop(node):
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+        and node.func.attr == "pop" and isinstance(node.func.value, gast.Name) \
+        and node.func.value.id == STACK
+
+
+def is_push(stmt):
+    return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) \
+        and isinstance(stmt.value.func, gast.Attribute) \
+        and stmt.value.func.attr == "append" \
+        and isinstance(stmt.value.func.value, gast.Name) \
+        and stmt.value.func.value.id == STACK
+
+
+def is_comment(stmt):
+    return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) \
+        and isinstance(stmt.value.func, gast.Name) \
+        and stmt.value.func.id == COMMENT_MARKER
+
+
+def reads(node):
+    """Names read anywhere inside `node`."""
+    return {n.id for n in gast.walk(node)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+
+
+def writes(node):
+    """Names bound anywhere inside `node` (targets and parameters)."""
+    return {n.id for n in gast.walk(node)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param))}

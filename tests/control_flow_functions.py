@@ -1,0 +1,174 @@
+"""Functions with branches and loops, differentiated by tests/test_control_flow.py.
+
+Each entry of CASES is (function, argument builder, wrt). Builders take a
+seeded generator and return the arguments; loop counts are drawn at random
+and include zero.
+"""
+import numpy as np
+
+
+def loop_branch(x, n):
+    for i in range(n):
+        if x > 0.5:
+            x = x * 0.9 + 0.05
+        else:
+            x = np.sin(x) + 0.3
+    return x
+
+
+def if_elif_else(x):
+    if x > 1.0:
+        y = x * x
+    elif x > 0.0:
+        y = np.sin(x)
+    else:
+        y = -x * 3.0
+    return y
+
+
+def branch_on_shape(x):
+    if np.size(x) > 2:
+        y = np.sum(x ** 2)
+    else:
+        y = np.sum(x)
+    return y
+
+
+def conditional_expression(x, y):
+    z = x * y if np.sum(x) > 0 else x - y
+    return np.sum(z * z)
+
+
+def bool_ops(x, a):
+    if a > 0 and not a > 10 or a < -5:
+        x = x * a
+    if 0 < a < 3:
+        x = np.tanh(x)
+    return np.sum(x)
+
+
+def nested_loops(x, n, m):
+    s = 0.0
+    for i in range(n):
+        for j in range(m):
+            s = s + np.sum(np.sin(x * (i + 1) + j))
+            x = x * 0.95
+    return s
+
+
+def computed_bounds(x, n):
+    total = 0.0
+    for i in range(1, 2 * n + 1, 2):
+        total = total + x ** 2 / i
+    return total
+
+
+def while_counter(x, n):
+    i = 0
+    while i < n:
+        x = np.cos(x) + x * 0.5
+        i = i + 1
+    return np.sum(x)
+
+
+def while_convergence(x):
+    y = x
+    while np.abs(y - np.cos(y)) > 1e-9:
+        y = y - (y - np.cos(y)) / (1.0 + np.sin(y))
+    return y * x
+
+
+def loop_with_break(x, n):
+    for i in range(n):
+        x = x * 1.1
+        if x > 2.0:
+            break
+        x = x + np.sin(x)
+    return x
+
+
+def loop_with_continue(x, n):
+    s = 0.0
+    for i in range(n):
+        if i % 2 == 0:
+            continue
+        s = s + np.exp(x * 0.1 * i)
+    return s
+
+
+def early_return(x):
+    if x > 0.5:
+        return x * x
+    y = np.exp(x)
+    return y * 2.0
+
+
+def return_from_loop(x, n):
+    for i in range(n):
+        x = x * 1.3
+        if x > 3.0:
+            return x * 10.0
+    return x
+
+
+def rnn(W, U, x0, n):
+    h = x0
+    for t in range(n):
+        h = np.tanh(W @ h + U @ x0 * t)
+    return np.sum(h)
+
+
+def loop_over_tuple(x):
+    s = 0.0
+    for c in (0.5, 1.0, 2.0):
+        s = s + np.sum(np.sin(x * c))
+    return s
+
+
+def loop_enumerate_zip(x, ws):
+    s = 0.0
+    for i, w in enumerate(ws):
+        s = s + np.sum(x * w) * i
+    for a, b in zip(ws, ws):
+        s = s + np.sum(x * a * b)
+    return s
+
+
+def accumulate_array(x, n):
+    acc = np.zeros_like(x)
+    for i in range(n):
+        acc = acc + x * i
+        acc = np.tanh(acc)
+    return np.sum(acc)
+
+
+def _scalar(rng):
+    return float(rng.uniform(0.1, 1.0))
+
+
+def _count(rng):
+    return int(rng.integers(0, 6))
+
+
+CASES = {
+    "loop_branch": (loop_branch, lambda r: (_scalar(r), _count(r)), (0,)),
+    "if_elif_else": (if_elif_else, lambda r: (float(r.uniform(-2, 2)),), (0,)),
+    "branch_on_shape": (branch_on_shape, lambda r: (r.normal(size=int(r.integers(1, 5))),), (0,)),
+    "conditional_expression": (conditional_expression,
+                               lambda r: (r.normal(size=3), r.normal(size=3)), (0, 1)),
+    "bool_ops": (bool_ops, lambda r: (r.normal(size=3), float(r.uniform(-8, 8))), (0,)),
+    "nested_loops": (nested_loops, lambda r: (r.normal(size=3), _count(r), _count(r)), (0,)),
+    "computed_bounds": (computed_bounds, lambda r: (_scalar(r), _count(r)), (0,)),
+    "while_counter": (while_counter, lambda r: (r.normal(size=2), _count(r)), (0,)),
+    "while_convergence": (while_convergence, lambda r: (_scalar(r),), (0,)),
+    "loop_with_break": (loop_with_break, lambda r: (_scalar(r), _count(r) + 3), (0,)),
+    "loop_with_continue": (loop_with_continue, lambda r: (_scalar(r), _count(r)), (0,)),
+    "early_return": (early_return, lambda r: (float(r.uniform(0, 1)),), (0,)),
+    "return_from_loop": (return_from_loop, lambda r: (_scalar(r), _count(r) + 1), (0,)),
+    "rnn": (rnn, lambda r: (r.normal(size=(3, 3)) * 0.5, r.normal(size=(3, 3)) * 0.5,
+                            r.normal(size=3), _count(r)), (0, 1, 2)),
+    "loop_over_tuple": (loop_over_tuple, lambda r: (r.normal(size=3),), (0,)),
+    "loop_enumerate_zip": (loop_enumerate_zip,
+                           lambda r: (r.normal(size=3), (0.5, 1.5, -1.0)), (0,)),
+    "accumulate_array": (accumulate_array, lambda r: (r.normal(size=(2, 2)), _count(r)), (0,)),
+}
