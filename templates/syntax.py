@@ -10,7 +10,7 @@ import operator
 import numpy as np
 
 from tangent_ad.registry import adjoint, zero_derivative
-from tangent_ad.runtime import grad_matmul_lhs, grad_matmul_rhs, unbroadcast
+from tangent_ad.runtime import grad_matmul_lhs, grad_matmul_rhs, unbroadcast, unindex
 
 d = None  # d[x] is the adjoint of x; templates are parsed, never run
 
@@ -57,6 +57,13 @@ def mod(result, a, b):
 def matmul(result, a, b):
     d[a] = grad_matmul_lhs(d[result], a, b)
     d[b] = grad_matmul_rhs(d[result], a, b)
+
+
+# ---- indexing ------------------------------------------------------------------
+
+@adjoint(operator.getitem)
+def getitem(result, a, b):
+    d[a] = unindex(d[result], a, b)
 
 
 # ---- unary -----------------------------------------------------------------

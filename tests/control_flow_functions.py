@@ -142,6 +142,28 @@ def accumulate_array(x, n):
     return np.sum(acc)
 
 
+def loop_over_rows(x):
+    s = 0.0
+    for row in x:
+        s = s + np.sum(np.sin(row)) * row[0]
+    return s
+
+
+def rnn_over_sequence(W, xs, h):
+    for t in range(len(xs)):
+        h = np.tanh(W @ h + xs[t])
+    return h.sum()
+
+
+def enumerate_zip_active(xs, w):
+    s = 0.0
+    for i, x in enumerate(xs):
+        s = s + np.sum(x * w) * i
+    for a, b in zip(xs, xs[::-1]):
+        s = s + np.sum(a * b)
+    return s
+
+
 def _scalar(rng):
     return float(rng.uniform(0.1, 1.0))
 
@@ -170,5 +192,11 @@ CASES = {
     "loop_over_tuple": (loop_over_tuple, lambda r: (r.normal(size=3),), (0,)),
     "loop_enumerate_zip": (loop_enumerate_zip,
                            lambda r: (r.normal(size=3), (0.5, 1.5, -1.0)), (0,)),
+    "loop_over_rows": (loop_over_rows, lambda r: (r.normal(size=(int(r.integers(0, 4)), 3)),), (0,)),
+    "rnn_over_sequence": (rnn_over_sequence, lambda r: (
+        r.normal(size=(3, 3)) * 0.5, r.normal(size=(int(r.integers(0, 5)), 3)),
+        r.normal(size=3)), (0, 1, 2)),
+    "enumerate_zip_active": (enumerate_zip_active,
+                             lambda r: (r.normal(size=(4, 3)), r.normal(size=3)), (0, 1)),
     "accumulate_array": (accumulate_array, lambda r: (r.normal(size=(2, 2)), _count(r)), (0,)),
 }

@@ -245,6 +245,17 @@ SPECS = [
     Spec(np.less_equal, "np.where(np.less_equal(x, y), x, y)", x=(3, 2), y=(1, 2)),
     Spec(np.not_equal, "np.where(np.not_equal(x, y), x, y)", x=(3, 2), y=(2,)),
 
+    # ---- indexing -------------------------------------------------------------------
+    Spec(operator.getitem, "x[1]", x=(3, 2)),
+    Spec(operator.getitem, "x[-1] * x[0]", x=(4,)),
+    Spec(operator.getitem, "x[1:3]", x=(4, 2)),
+    Spec(operator.getitem, "x[::-2]", x=(5,)),
+    Spec(operator.getitem, "x[:, 0]", x=(3, 2)),
+    Spec(operator.getitem, "x[None]", x=(3,)),
+    Spec(operator.getitem, "x[..., 1]", x=(2, 3, 2)),
+    Spec(operator.getitem, "x[[0, 0, 2]]", x=(3, 2)),
+    Spec(operator.getitem, "x[1][0]", x=(3, 2)),
+
     # ---- builtins with no derivative -------------------------------------------
     Spec(len, "x * len(x)", x=(3, 2)),
     Spec(operator.floordiv, "x * (x // 0.7)", x=(3, 2), domain=(0.1, 0.6)),

@@ -163,6 +163,8 @@ class _Reverse:
             args, keywords = [value.operand], []
         elif isinstance(value, gast.Call):
             args, keywords = value.args, value.keywords
+        elif isinstance(value, gast.Subscript):
+            args, keywords = [value.value, _index_expression(value.slice)], []
         else:
             raise InternalError(f"unexpected core operation {type(value).__name__}")
         bound = templates.bind(template, func, args, keywords, where=where)
@@ -198,7 +200,8 @@ class _Reverse:
         if isinstance(stmt, gast.For) and saving.writes_in([stmt.target]) & self.active:
             raise UnsupportedSyntaxError(
                 "looping over a differentiated sequence is not supported yet",
-                hint="loop over range(len(x)) instead",
+                hint="loop over the sequence itself, enumerate() or zip() of "
+                     "sequences, or over range(len(x)) and index x[i]",
                 **self.ctx.where(self.ctx.origin.get(stmt)))
         at_head = set(defined)
         for _ in range(len(self.active) + 2):
@@ -213,7 +216,7 @@ class _Reverse:
         defined.update(at_head)
         loop = gast.For(target=self.reverse_target(stmt), iter=self.reverse_iter(stmt),
                         body=body or [gast.Pass()], orelse=[], type_comment=None)
-        header = self.ctx.info.segment(self.ctx.origin.get(stmt)).split(":")[0]
+        header = self.ctx.info.segment(self.ctx.origin.get(stmt))
         return [comment("Grad of: " + header)] + inits + [loop]
 
     def reverse_target(self, stmt):
@@ -233,6 +236,16 @@ class _Reverse:
             items = gast.Subscript(value=items, slice=gast.Slice(
                 lower=None, upper=name(counter), step=None), ctx=gast.Load())
         return call("reversed", items)
+
+
+def _index_expression(index):
+    """An index as an ordinary expression: ``1:3`` becomes ``slice(1, 3, None)``."""
+    if isinstance(index, gast.Slice):
+        return call("slice", *[part if part is not None else const(None)
+                               for part in (index.lower, index.upper, index.step)])
+    if isinstance(index, gast.Tuple):
+        return gast.Tuple(elts=[_index_expression(e) for e in index.elts], ctx=gast.Load())
+    return index
 
 
 _FULL_REDUCTIONS = {np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin,

@@ -19,12 +19,15 @@ a branch or loop keeps its name (the reverse pass saves its old values).
 ``ctx.origin`` maps each new statement to the user's statement it came
 from.
 """
+import operator
+
 import gast
 import numpy as np
 
 from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.naming import Namer
-from tangent_ad.nodes import assign, name, reads
+from tangent_ad.frontend.methods import ATTRIBUTES, PACKED_ARGUMENTS, numpy_path
+from tangent_ad.nodes import assign, call, name, reads
 
 RUNTIME_NAMES = ("np", "bresult", "stack")
 _COMPOUND = (gast.If, gast.For, gast.While)
@@ -110,12 +113,12 @@ class _Normalizer:
             self.emit(gast.If(test=test, body=self.block(stmt.body) or [gast.Pass()],
                               orelse=self.block(stmt.orelse)))
         elif isinstance(stmt, gast.For):
-            iterable = self.header(stmt.iter)
-            for target in gast.walk(stmt.target):
-                if isinstance(target, gast.Name):
-                    self.version[target.id] = target.id
-            self.emit(gast.For(target=self.header(stmt.target), iter=iterable,
-                               body=self.block(stmt.body) or [gast.Pass()],
+            target, iterable, reads_ = self.indexed_loop(stmt.target, stmt.iter)
+            for name_node in gast.walk(stmt.target):
+                if isinstance(name_node, gast.Name):
+                    self.version[name_node.id] = name_node.id
+            self.emit(gast.For(target=target, iter=iterable,
+                               body=reads_ + self.block(stmt.body) or [gast.Pass()],
                                orelse=[], type_comment=None))
         elif isinstance(stmt, gast.While):
             self.emit(gast.While(test=self.header(stmt.test),
@@ -148,6 +151,56 @@ class _Normalizer:
             new = target
         self.emit(assign(new, value))
         self.version[target] = new
+
+    def indexed_loop(self, target, iterable):
+        """``for x in X`` -> ``for i in range(len(X)): x = X[i]`` (and the
+        same for ``enumerate(X)`` and ``zip(X, Y)``), so that each element
+        read is an indexing whose adjoint flows back into ``X``."""
+        func = self.ctx.resolved.get(iterable)
+        if isinstance(iterable, gast.Name) and iterable not in self.ctx.resolved:
+            sequences, index, targets = [iterable], None, [target]
+        elif func is enumerate and len(iterable.args) == 1 and \
+                isinstance(target, gast.Tuple) and len(target.elts) == 2:
+            sequences, index, targets = iterable.args, target.elts[0], target.elts[1:]
+        elif func is zip and isinstance(target, gast.Tuple) and \
+                len(target.elts) == len(iterable.args):
+            sequences, index, targets = iterable.args, None, target.elts
+        else:
+            return self.header(target), self.header(iterable), []
+        if not all(isinstance(t, gast.Name) for t in targets) or \
+                any(isinstance(s, gast.Name) and s in self.ctx.resolved for s in sequences):
+            return self.header(target), self.header(iterable), []
+        sequences = [self.atom(s) for s in sequences]
+        index = index.id if index is not None else self.ctx.namer.fresh("i")
+        self.version[index] = index
+        lengths = [self._resolved(call("len", name(s.id)), len) for s in sequences]
+        count = lengths[0] if len(lengths) == 1 else self._resolved(call("min", *lengths), min)
+        reads_ = []
+        for seq, tgt in zip(sequences, targets):
+            item = gast.Subscript(value=name(seq.id), slice=name(index), ctx=gast.Load())
+            self.ctx.resolved[item] = operator.getitem
+            reads_.append(assign(tgt.id, item))
+            self.ctx.origin[reads_[-1]] = self.origin
+        return name(index, store=True), self._resolved(call("range", count), range), reads_
+
+    def numpy_call(self, func, args):
+        """``np.<func>(*args)``, resolved to `func`."""
+        self.ctx.namespace.setdefault("np", np)
+        return self._resolved(call(numpy_path(func), *args), func)
+
+    def index(self, node):
+        """An index with every expression in it reduced to an atom."""
+        if isinstance(node, gast.Slice):
+            return gast.Slice(**{part: None if getattr(node, part) is None
+                                 else self.atom(getattr(node, part))
+                                 for part in ("lower", "upper", "step")})
+        if isinstance(node, (gast.Tuple, gast.List)):
+            return type(node)(elts=[self.index(e) for e in node.elts], ctx=gast.Load())
+        return self.atom(node)
+
+    def _resolved(self, node, obj):
+        self.ctx.resolved[node] = obj
+        return node
 
     def _branch(self, target, expr):
         outer, self.body = self.body, []
@@ -217,19 +270,25 @@ class _Normalizer:
             if isinstance(node.operand, gast.Constant):
                 return self.atom(node)
             new = gast.UnaryOp(op=node.op, operand=self.atom(node.operand))
+        elif isinstance(node, gast.Call) and node in self.ctx.facts.get("methods", ()):
+            args = [self.atom(a) for a in node.args]
+            if node.func.attr in PACKED_ARGUMENTS and len(args) > 1:
+                args = [gast.Tuple(elts=args, ctx=gast.Load())]
+            new = self.numpy_call(resolved[node], [self.atom(node.func.value)] + args)
+            new.keywords = [gast.keyword(arg=k.arg, value=self.atom(k.value))
+                            for k in node.keywords]
+            return new
         elif isinstance(node, gast.Call):
             new = gast.Call(
                 func=node.func, args=[self.atom(a) for a in node.args],
                 keywords=[gast.keyword(arg=k.arg, value=self.atom(k.value))
                           for k in node.keywords])
         elif isinstance(node, gast.Attribute) and node not in resolved:
-            # `x.T`: the only attribute of a local value the validator lets through
-            new = gast.Call(func=gast.Attribute(value=name("np"), attr="transpose",
-                                                ctx=gast.Load()),
-                            args=[self.atom(node.value)], keywords=[])
-            self.ctx.namespace.setdefault("np", np)
-            resolved[new] = np.transpose
-            return new
+            # `x.T`, `x.shape`, ...: attributes of arrays, as NumPy calls
+            return self.numpy_call(ATTRIBUTES[node.attr], [self.atom(node.value)])
+        elif isinstance(node, gast.Subscript):
+            new = gast.Subscript(value=self.atom(node.value), slice=self.index(node.slice),
+                                 ctx=gast.Load())
         elif isinstance(node, gast.Compare):
             new = gast.Compare(left=self.atom(node.left), ops=node.ops,
                                comparators=[self.atom(c) for c in node.comparators])

@@ -13,6 +13,7 @@ import operator
 import gast
 
 from tangent_ad.errors import UnsupportedSyntaxError
+from tangent_ad.frontend.methods import ATTRIBUTES, METHODS
 
 BINARY_OPERATORS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
@@ -87,13 +88,23 @@ class _Resolver(gast.NodeVisitor):
     def visit_Call(self, node):
         obj = self.lookup(node.func)
         if obj is _MISSING:
-            raise UnsupportedSyntaxError(
-                "calling a method or a local variable is not supported yet",
-                hint="call the NumPy function instead, e.g. np.sum(x) "
-                     "rather than x.sum()",
-                **self.ctx.where(node))
+            if not isinstance(node.func, gast.Attribute):
+                raise UnsupportedSyntaxError(
+                    "calling a local variable is not supported yet",
+                    hint="call the function by its global name",
+                    **self.ctx.where(node))
+            method = node.func.attr
+            if method not in METHODS:
+                raise UnsupportedSyntaxError(
+                    f"the method '.{method}()' is not supported",
+                    hint="supported array methods: " + ", ".join(sorted(METHODS)),
+                    **self.ctx.where(node))
+            obj = METHODS[method]
+            self.ctx.facts.setdefault("methods", set()).add(node)
+            self.visit(node.func.value)
+        else:
+            self.ctx.resolved[node.func] = obj
         self.ctx.resolved[node] = obj
-        self.ctx.resolved[node.func] = obj
         for child in node.args + [k.value for k in node.keywords]:
             self.visit(child)
 
@@ -101,13 +112,19 @@ class _Resolver(gast.NodeVisitor):
         obj = self.lookup(node)
         if obj is not _MISSING:
             self.ctx.resolved[node] = obj
-        elif node.attr != "T" or not isinstance(node.value, gast.Name):
+        elif node.attr not in ATTRIBUTES:
             raise UnsupportedSyntaxError(
                 f"the attribute '.{node.attr}' of a local value is not "
-                "supported yet", hint="only '.T' is supported on arrays",
+                "supported", hint="supported array attributes: " +
+                ", ".join(sorted(ATTRIBUTES)),
                 **self.ctx.where(node))
         else:
+            self.ctx.facts.setdefault("methods", set()).add(node)
             self.visit(node.value)
+
+    def visit_Subscript(self, node):
+        self.ctx.resolved[node] = operator.getitem
+        self.generic_visit(node)
 
     def visit_Name(self, node):
         if isinstance(node.ctx, gast.Load) and node.id not in self.local:

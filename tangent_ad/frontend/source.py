@@ -30,10 +30,16 @@ class SourceInfo:
         return self.lines[lineno - 1]
 
     def segment(self, node):
-        """The source text of `node` on one line, whitespace collapsed."""
+        """The source text of `node` on one line, whitespace collapsed; for
+        a branch or loop, its header without the colon."""
         start, end = getattr(node, "lineno", None), getattr(node, "end_lineno", None)
         if start is None:
             return ""
+        if isinstance(node, (gast.If, gast.For, gast.While)):
+            body_start = node.body[0].lineno if node.body else start + 1
+            header = " ".join(l.strip() for l in self.lines[start - 1:max(start, body_start - 1)])
+            header = " ".join(header.split())
+            return header[:-1] if header.endswith(":") else header
         if end is None or end == start:
             line = self.lines[start - 1]
             end_col = getattr(node, "end_col_offset", None)

@@ -133,6 +133,18 @@ def _check_statement(stmt, ctx):
                 hint)
 
 
+def _check_index(node, ctx):
+    if isinstance(node, gast.Slice):
+        for part in (node.lower, node.upper, node.step):
+            if part is not None:
+                _check_expr(part, ctx)
+    elif isinstance(node, (gast.Tuple, gast.List)):  # lists: fancy indexing
+        for item in node.elts:
+            _check_index(item, ctx)
+    else:
+        _check_expr(node, ctx)
+
+
 def _check_loop_target(target, stmt, ctx):
     names = target.elts if isinstance(target, gast.Tuple) else [target]
     if not all(isinstance(n, gast.Name) for n in names):
@@ -202,13 +214,15 @@ def _check_expr(node, ctx):
     elif isinstance(node, gast.Tuple):
         for item in node.elts:
             _check_expr(item, ctx)
+    elif isinstance(node, gast.Subscript):
+        _check_expr(node.value, ctx)
+        _check_index(node.slice, ctx)
     elif isinstance(node, gast.IfExp):
         _check_test(node.test, ctx)
         _check_expr(node.body, ctx)
         _check_expr(node.orelse, ctx)
     else:
         hints = {
-            gast.Subscript: "indexing is not supported yet",
             gast.BoolOp: "'and'/'or' are supported only in conditions",
             gast.Lambda: "lambdas are not supported yet",
             gast.ListComp: "comprehensions are not supported yet",
