@@ -18,7 +18,24 @@ def overwrite(x, y):
     return np.sum(x * 3)
 
 
+def loop_branch(x, n):
+    for i in range(n):
+        if x > 0.5:
+            x = x * 0.9 + 0.05
+        else:
+            x = np.sin(x) + 0.3
+    return x
+
+
+def rnn(W, xs, h):
+    for t in range(len(xs)):
+        h = np.tanh(W @ h + xs[t])
+    return np.sum(h)
+
+
 GOLDEN = {
+    "loop_branch": (loop_branch, (0,)),
+    "rnn": (rnn, (0,)),
     "tanh_sum": (tanh_sum, (0,)),
     "mlp": (mlp, (0, 1, 2)),
     "overwrite": (overwrite, (0, 1)),
