@@ -23,6 +23,8 @@ class Context:
     origin: dict = field(default_factory=dict)     # core statement -> user statement
     facts: dict = field(default_factory=dict)      # analysis name -> result
     namer: object = None       # naming.Namer shared by every pass
+    kind: str = "gradient"     # "gradient": df(args, bresult); "pullback": (y, back)
+    calls: dict = field(default_factory=dict)  # (function, wrt) -> pullback name, per unit
 
     def where(self, node):
         """Location keywords for an error about `node` of the user's tree."""

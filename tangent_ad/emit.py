@@ -12,6 +12,7 @@ import astor
 import gast
 
 from tangent_ad.naming import COMMENT_MARKER
+from tangent_ad.nodes import writes
 
 _MARKER_LINE = re.compile(r"^(\s*)" + COMMENT_MARKER + r"\((\d+)\)\s*$")
 
@@ -19,6 +20,7 @@ _MARKER_LINE = re.compile(r"^(\s*)" + COMMENT_MARKER + r"\((\d+)\)\s*$")
 def run(tree, ctx=None):
     """Return the source text of the FunctionDef `tree`."""
     tree = copy.deepcopy(tree)
+    declare_nonlocals(tree)
     texts = []
     for node in gast.walk(tree):
         if _is_comment(node):
@@ -34,6 +36,23 @@ def run(tree, ctx=None):
             line = f"{indent}# {texts[int(index)]}"
         lines.append(line)
     return "\n".join(lines) + "\n"
+
+
+def declare_nonlocals(fdef):
+    """Give each function nested in `fdef` (a pullback's ``back``) a
+    ``nonlocal`` line for the enclosing variables it assigns (restoring
+    saved values), so they are the enclosing function's variables."""
+    nested = [s for s in fdef.body if isinstance(s, gast.FunctionDef)]
+    outer = {a.id for a in fdef.args.args}
+    for stmt in fdef.body:
+        if not isinstance(stmt, gast.FunctionDef):
+            outer |= writes(stmt)
+    for inner in nested:
+        inner.body = [s for s in inner.body if not isinstance(s, gast.Nonlocal)]
+        params = {a.id for a in inner.args.args}
+        shared = sorted((set().union(*map(writes, inner.body)) - params) & outer)
+        if shared:
+            inner.body.insert(0, gast.Nonlocal(names=shared))
 
 
 def _is_comment(node):

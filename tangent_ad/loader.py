@@ -29,14 +29,15 @@ class Generated:
     mode: str
 
 
-def run(source, ctx):
-    """Compile `source` (one function definition) and return the function."""
+def run(source, ctx, user_namespace=None):
+    """Compile `source` and return the function it defines first (the
+    others are the pullbacks it calls)."""
     tree = gast.parse(source)
     fname = tree.body[0].name
     filename = f"<tangent_ad {fname}>"
     lines = source.splitlines(keepends=True)
     linecache.cache[filename] = (len(source), None, lines, filename)
-    namespace = _namespace(tree, ctx.namespace)
+    namespace = _namespace(tree, ctx.namespace if user_namespace is None else user_namespace)
     exec(compile(source, filename, "exec"), namespace)
     fn = namespace[fname]
     fn.__tangent_ad__ = Generated(source, namespace, ctx.func, ctx.wrt, ctx.mode)
@@ -48,6 +49,7 @@ def run(source, ctx):
 def _free_names(tree):
     local = {n.id for n in gast.walk(tree)
              if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+    local |= {n.name for n in gast.walk(tree) if isinstance(n, gast.FunctionDef)}
     return sorted({n.id for n in gast.walk(tree)
                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
                    and n.id not in local})

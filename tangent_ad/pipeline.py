@@ -21,22 +21,31 @@ FRONTEND = (validate, resolve, normalize, exits, activity)
 
 def transform(func, *, wrt, mode="reverse", optimized=True,
               preserve_result=False, verbose=0):
-    """Generate, load and return the derivative function of `func`."""
-    ctx = Context(func=func, wrt=tuple(wrt), mode=mode, optimized=optimized,
-                  preserve_result=preserve_result, verbose=verbose)
+    """Generate, load and return the derivative function of `func`.
+
+    The derivative of a function that calls other Python functions is a
+    *unit*: the requested function first, then the pullback of every
+    function it calls (transitively), loaded together into one namespace.
+    """
+    options = dict(mode=mode, optimized=optimized, verbose=verbose)
+    calls = {}
     try:
-        tree, ctx.info = source.parse_function(func)
-        for stage in FRONTEND:
-            tree = _stage(stage, tree, ctx)
         if mode != "reverse":
             raise UnsupportedSyntaxError(
                 f"mode={mode!r} is not available yet; only 'reverse' is",
                 hint="use mode='reverse' (tangent_ad.grad)")
-        tree = _stage(reverse, tree, ctx)
-        if optimized:
-            tree = _stage(fixed_point, tree, ctx)
-        text = emit.run(tree, ctx)
-        fn = loader.run(text, ctx)
+        text, ctx = _generate(func, tuple(wrt), "gradient", calls,
+                              preserve_result=preserve_result, **options)
+        texts, namespace = [text], dict(ctx.namespace)
+        done = set()
+        while len(done) < len(calls):
+            for key in [k for k in calls if k not in done]:
+                done.add(key)
+                text, callee = _generate(key[0], key[1], "pullback", calls, **options)
+                texts.append(text)
+                _merge(namespace, callee.namespace, callee)
+        text = "\n\n".join(texts)
+        fn = loader.run(text, ctx, namespace)
     except TangentADError:
         raise
     except RecursionError:
@@ -46,6 +55,30 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
     if verbose >= 1:
         print(text)
     return fn
+
+
+def _generate(func, wrt, kind, calls, *, mode, optimized, verbose, preserve_result=False):
+    """Run the stages on one function; return (source text, context)."""
+    ctx = Context(func=func, wrt=wrt, mode=mode, optimized=optimized,
+                  preserve_result=preserve_result, verbose=verbose, kind=kind,
+                  calls=calls)
+    tree, ctx.info = source.parse_function(func)
+    for stage in FRONTEND:
+        tree = _stage(stage, tree, ctx)
+    tree = _stage(reverse, tree, ctx)
+    if optimized:
+        tree = _stage(fixed_point, tree, ctx)
+    return emit.run(tree, ctx), ctx
+
+
+def _merge(namespace, extra, ctx):
+    for key, value in extra.items():
+        if key in namespace and namespace[key] is not value:
+            raise UnsupportedSyntaxError(
+                f"{ctx.func.__qualname__} uses the global name '{key}' for a "
+                "different object than the function that calls it",
+                hint="give the two globals different names")
+        namespace[key] = value
 
 
 def _stage(stage, tree, ctx):

@@ -64,9 +64,9 @@ UNSUPPORTED = [
             a, b = x, x
             return a
         """, "a, b = x, x"),
-    ("user function call", """
-        def helper(y):
-            return y * 2
+    ("callee with *args", """
+        def helper(*ys):
+            return ys[0] * 2
 
         def f(x):
             return np.sum(helper(x))

@@ -15,12 +15,10 @@ older ``x`` starts undefined again. Where control flow joins, an adjoint
 defined on one path only is set to zeros on the other, and a loop's
 adjoint starts with every adjoint its body accumulates into defined.
 """
-import inspect
-
 import gast
 import numpy as np
 
-from tangent_ad.ad import saving, templates
+from tangent_ad.ad import calls, saving, templates
 from tangent_ad.errors import InternalError, UnsupportedSyntaxError
 from tangent_ad.nodes import STACK, assign, call, comment, const, name, pop
 from tangent_ad.registry import REGISTRY
@@ -60,11 +58,14 @@ class _Reverse:
         returned = body[-1].value
         params = [a.id for a in self.tree.args.args]
         saving.prepare_loops(body, self.ctx)
+        self.pullbacks = calls.rewrite_calls(body[:-1], self.ctx, self.active)
         primal, self.plan = saving.primal_sweep(body[:-1], self.ctx, params)
         preamble = [assign(STACK, gast.List(elts=[], ctx=gast.Load()))]
         preamble += [assign(v, const(None)) for v in sorted(self.plan.undefined)]
         checks, seed, defined = [], [], set()
-        if not self.ctx.preserve_result and not _provably_scalar(returned, body, self.ctx):
+        pullback = self.ctx.kind == "pullback"
+        if not pullback and not self.ctx.preserve_result and \
+                not _provably_scalar(returned, body, self.ctx):
             checks.append(gast.Expr(value=call("ensure_scalar", returned)))
         if isinstance(returned, gast.Name) and returned.id in self.active:
             ret = returned.id
@@ -73,8 +74,8 @@ class _Reverse:
             else:
                 self.namer.set_adjoint(ret, OUTPUT_ADJOINT)
             defined.add(ret)
-        if self.ctx.preserve_result:  # the adjoint sweep may restore older values
-            value = self.namer.fresh("value")
+        if self.ctx.preserve_result and not pullback:
+            value = self.namer.fresh("value")  # the adjoint may restore older values
             checks.append(assign(value, returned))
             returned = name(value)
         adjoint, defined = self.block(body[:-1], defined)
@@ -84,18 +85,20 @@ class _Reverse:
                 adjoint.append(self.zeros(param))
             results.append(name(self.namer.adjoint(param)))
         value = results[0] if len(results) == 1 else gast.Tuple(elts=results, ctx=gast.Load())
+        if pullback:
+            back = _function("back", [OUTPUT_ADJOINT], [], seed + adjoint
+                             + [gast.Return(value=value)])
+            body = preamble + primal + [back, gast.Return(value=gast.Tuple(
+                elts=[returned, name("back")], ctx=gast.Load()))]
+            return gast.fix_missing_locations(_function(
+                self.ctx.calls[(self.ctx.func, self.ctx.wrt)], self.tree.args, None, body))
         if self.ctx.preserve_result:
             value = gast.Tuple(elts=[returned, value], ctx=gast.Load())
+        body = preamble + primal + checks + seed + adjoint + [gast.Return(value=value)]
         args = self.tree.args
-        args = gast.arguments(
-            args=list(args.args) + [gast.Name(id=OUTPUT_ADJOINT, ctx=gast.Param(),
-                                              annotation=None, type_comment=None)],
-            posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
-            defaults=list(args.defaults) + [const(1.0)])
-        return gast.fix_missing_locations(gast.FunctionDef(
-            name=derivative_name(self.tree.name, self.ctx.wrt), args=args,
-            body=preamble + primal + checks + seed + adjoint + [gast.Return(value=value)],
-            decorator_list=[], returns=None, type_comment=None, type_params=[]))
+        return gast.fix_missing_locations(_function(
+            derivative_name(self.tree.name, self.ctx.wrt),
+            list(args.args) + [OUTPUT_ADJOINT], list(args.defaults) + [const(1.0)], body))
 
     # ---- the adjoint sweep ------------------------------------------------
 
@@ -123,24 +126,25 @@ class _Reverse:
         return out, defined
 
     def assign_adjoint(self, stmt, defined):
-        target = stmt.targets[0].id
+        target = calls.assigned_names(stmt)[0]
         code = []
         if target in self.active and target in defined:
-            expansion = self.expand(stmt)
+            expansion = self.expand(stmt, target)
             defined.discard(target)
             code = self.contribute(expansion, defined)
         else:
             defined.discard(target)
-        saved = self.plan.saved.get(stmt)
-        if saved is not None:
-            restore = assign(target, pop())
+        for var, saved in reversed(self.plan.saved.get(stmt, [])):
+            restore = assign(var, pop())
             self.pairs[restore] = [saved]
             code.append(restore)
         return code
 
-    def expand(self, stmt):
+    def expand(self, stmt, target):
         """The template expansion for one core assignment."""
-        target = stmt.targets[0].id
+        if stmt in self.pullbacks:
+            return calls.expansion(self.pullbacks[stmt], self.namer.adjoint(target),
+                                   self.namer.fresh)
         value = stmt.value
         if isinstance(value, gast.Name):  # a copy: the adjoint flows through
             if self.adjoint_of(value) is None:
@@ -150,12 +154,6 @@ class _Reverse:
         if func is None or REGISTRY.is_zero(func):
             return []  # constants, globals, comparisons: nothing flows back
         where = self.ctx.where(self.ctx.origin.get(stmt))
-        if inspect.isfunction(func) and not REGISTRY.has("reverse", func):
-            raise UnsupportedSyntaxError(
-                f"calls to Python functions ({func.__qualname__}) are not "
-                "supported yet",
-                hint="inline the helper into this function, or register "
-                     "its derivative with @tangent_ad.adjoint", **where)
         template = REGISTRY.lookup("reverse", func, where=where)
         if isinstance(value, gast.BinOp):
             args, keywords = [value.left, value.right], []
@@ -174,6 +172,11 @@ class _Reverse:
     def contribute(self, expansion, defined):
         stmts = []
         for (kind, var), expr in expansion:
+            if kind == "locals":
+                targets = gast.Tuple(elts=[name(v, store=True) for v in var],
+                                     ctx=gast.Store())
+                stmts.append(gast.Assign(targets=[targets], value=expr, type_comment=None))
+                continue
             if kind == "adjoint":
                 target = self.namer.adjoint(var)
                 if var in defined:
@@ -238,6 +241,19 @@ class _Reverse:
         return call("reversed", items)
 
 
+def _function(fname, args, defaults, body):
+    """A FunctionDef; `args` is a gast.arguments or a list of names/Names."""
+    if not isinstance(args, gast.arguments):
+        args = gast.arguments(
+            args=[a if isinstance(a, gast.Name) else
+                  gast.Name(id=a, ctx=gast.Param(), annotation=None, type_comment=None)
+                  for a in args],
+            posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
+            defaults=defaults)
+    return gast.FunctionDef(name=fname, args=args, body=body, decorator_list=[],
+                            returns=None, type_comment=None, type_params=[])
+
+
 def _index_expression(index):
     """An index as an ordinary expression: ``1:3`` becomes ``slice(1, 3, None)``."""
     if isinstance(index, gast.Slice):
@@ -257,7 +273,7 @@ def _provably_scalar(atom, body, ctx):
     if isinstance(atom, gast.Constant):
         return True
     defs = [s for s in body if isinstance(s, gast.Assign)
-            and isinstance(atom, gast.Name) and s.targets[0].id == atom.id]
+            and isinstance(atom, gast.Name) and atom.id in _assigned(s)]
     if len(defs) != 1 or any(isinstance(s, (gast.If, gast.For, gast.While)) for s in body
                              if atom.id in _assigned(s)):
         return False

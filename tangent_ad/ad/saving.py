@@ -29,7 +29,7 @@ from tangent_ad.nodes import assign, call, const, name, push, writes
 class Plan:
     """What the primal sweep saved, for the adjoint sweep to restore."""
 
-    saved: dict = field(default_factory=dict)      # core Assign -> its push
+    saved: dict = field(default_factory=dict)      # core Assign -> [(name, push)]
     decisions: dict = field(default_factory=dict)  # core If -> (True push, False push)
     counters: dict = field(default_factory=dict)   # core loop -> counter name
     undefined: set = field(default_factory=set)    # names pushed before any value
@@ -61,8 +61,8 @@ def primal_sweep(body, ctx, params):
     counts = {}
     for stmt in _walk_statements(body):
         if isinstance(stmt, gast.Assign):
-            target = stmt.targets[0].id
-            counts[target] = counts.get(target, 0) + 1
+            for target in writes(stmt):
+                counts[target] = counts.get(target, 0) + 1
     overwritten = {v for v, n in counts.items() if n > 1} | set(params)
     return _Sweep(plan, overwritten, params).block(body, depth=0), plan
 
@@ -82,14 +82,14 @@ class _Sweep:
 
     def statement(self, stmt, depth):
         if isinstance(stmt, gast.Assign):
-            target = stmt.targets[0].id
-            if depth == 0 and target not in self.overwritten:
+            targets = [t for t in _target_names(stmt)
+                       if depth > 0 or t in self.overwritten]
+            if not targets:
                 return [stmt]
-            save = push(name(target))
-            self.plan.saved[stmt] = save
-            if target not in self.params:
-                self.plan.undefined.add(target)
-            return [save, stmt]
+            saves = [(t, push(name(t))) for t in targets]
+            self.plan.saved[stmt] = saves
+            self.plan.undefined.update(t for t in targets if t not in self.params)
+            return [s for _, s in saves] + [stmt]
         if isinstance(stmt, gast.If):
             taken, skipped = push(const(True)), push(const(False))
             self.plan.decisions[stmt] = (taken, skipped)
@@ -104,6 +104,12 @@ class _Sweep:
             return [gast.While(test=stmt.test, body=self.block(stmt.body, depth + 1),
                                orelse=[])]
         return [stmt]
+
+
+def _target_names(stmt):
+    """The names an assignment binds, in the order they are written."""
+    return [n.id for n in gast.walk(stmt.targets[0])
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)]
 
 
 def _before_break(block, stmt):

@@ -23,17 +23,28 @@ from tangent_ad.nodes import is_comment, is_pop, is_push
 def run(tree, ctx=None):
     """Return `tree` (a FunctionDef) without its dead statements."""
     pairs = ctx.facts.get("stack_pairs", {}) if ctx is not None else {}
-    graph = cfg.build(tree)
+    dead_pushes = set()
+    for inner in [s for s in tree.body if isinstance(s, gast.FunctionDef)]:
+        dead_pushes |= _eliminate(inner, pairs, set())  # a pullback's back first
+    _eliminate(tree, pairs, dead_pushes)
+    return tree
+
+
+def _eliminate(fdef, pairs, dead_pushes):
+    """Remove dead statements from `fdef`; return the ids of the pushes
+    whose pops were removed."""
+    graph = cfg.build(fdef)
     live_after = dataflow.liveness(graph)
     dead = {node.stmt for node in graph.nodes
             if isinstance(node.stmt, gast.Assign) and not node.defs & live_after[node]
             and (not is_pop(node.stmt.value) or node.stmt in pairs)}
     remover = _Remover(dead, pairs)
+    remover.dead_pushes |= dead_pushes
     for stmt in dead:
         if is_pop(stmt.value):
             remover.dead_pushes.update(map(id, pairs[stmt]))
-    tree.body = remover.block(tree.body)
-    return tree
+    fdef.body = remover.block(fdef.body)
+    return remover.dead_pushes
 
 
 class _Remover:

@@ -1,0 +1,114 @@
+"""Calls to the user's own Python functions, differentiated through pullbacks.
+
+A call ``y = g(a, b)`` to a function with Python source (and no registered
+template) is differentiated by differentiating ``g`` itself. Its primal
+becomes ``y, back_y = pullback_g_da(a, b)``: the generated *pullback* of
+``g`` runs g's primal sweep, saves what its adjoint needs, and returns the
+result together with ``back``, a closure holding g's adjoint sweep. The
+caller's adjoint then calls ``back_y(by)`` to get the adjoints of the
+arguments. Nothing is recomputed; recursion works because a pullback may
+call itself; and each pullback is readable on its own.
+
+This module rewrites the call sites; the pipeline generates each requested
+pullback (``ctx.calls`` maps ``(function, wrt)`` to its generated name).
+"""
+import inspect
+
+import gast
+
+from tangent_ad.errors import UnsupportedSyntaxError
+from tangent_ad.nodes import name, writes
+from tangent_ad.registry import REGISTRY
+
+
+def is_user_function(func):
+    """True for a Python function to be differentiated from its source."""
+    return inspect.isfunction(func) and not REGISTRY.has("reverse", func)
+
+
+def rewrite_calls(body, ctx, active):
+    """Rewrite each active call to a user function into a pullback call.
+
+    Returns ``{statement: (back name, [(parameter, argument atom), ...])}``
+    listing, for each rewritten statement, the callee parameters whose
+    adjoints the caller needs, in order.
+    """
+    rewritten = {}
+    for stmt in _assignments(body):
+        value = stmt.value
+        func = ctx.resolved.get(value)
+        target = stmt.targets[0].id
+        if not isinstance(value, gast.Call) or not is_user_function(func) \
+                or target not in active:
+            continue
+        where = ctx.where(ctx.origin.get(stmt))
+        bound = _bind(func, value, where)
+        wanted = [(p, a) for p, a in bound if isinstance(a, gast.Name) and a.id in active]
+        if not wanted:
+            continue
+        wrt = tuple(p for p, _ in wanted)
+        back = ctx.namer.fresh("back_" + target)
+        stmt.targets = [gast.Tuple(elts=[name(target, store=True), name(back, store=True)],
+                                   ctx=gast.Store())]
+        stmt.value = gast.Call(func=name(pullback_name(ctx.calls, func, wrt)),
+                               args=value.args, keywords=value.keywords)
+        rewritten[stmt] = (back, wanted)
+    return rewritten
+
+
+def pullback_name(calls, func, wrt):
+    """The generated name of the pullback of `func` for `wrt`, unique in
+    the unit of generated functions and the same for every caller."""
+    key = (func, wrt)
+    if key not in calls:
+        base = f"pullback_{func.__name__}_d{'_'.join(wrt)}"
+        taken = set(calls.values())
+        candidate, i = base, 2
+        while candidate in taken:
+            candidate, i = f"{base}{i}", i + 1
+        calls[key] = candidate
+    return calls[key]
+
+
+def expansion(record, result_adjoint, fresh):
+    """The contributions of a pullback call: ``(target, expression)`` pairs
+    in the form of ``templates.expand``."""
+    back, wanted = record
+    pulled = gast.Call(func=name(back), args=[name(result_adjoint)], keywords=[])
+    if len(wanted) == 1:
+        return [(("adjoint", wanted[0][1].id), pulled)]
+    temps = [fresh("g_" + atom.id) for _, atom in wanted]
+    out = [(("locals", temps), pulled)]
+    for temp, (_, atom) in zip(temps, wanted):
+        out.append((("adjoint", atom.id), name(temp)))
+    return out
+
+
+def _bind(func, call, where):
+    signature = inspect.signature(func)
+    for param in signature.parameters.values():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD, param.KEYWORD_ONLY):
+            raise UnsupportedSyntaxError(
+                f"{func.__qualname__} has *args, **kwargs or keyword-only "
+                "parameters, which are not supported yet", **where)
+    try:
+        bound = signature.bind(*call.args, **{k.arg: k.value for k in call.keywords})
+    except TypeError as exc:
+        raise UnsupportedSyntaxError(f"bad call to {func.__qualname__}: {exc}",
+                                     **where) from None
+    return list(bound.arguments.items())
+
+
+def _assignments(body):
+    for stmt in body:
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], gast.Name):
+            yield stmt
+        for field in ("body", "orelse"):
+            yield from _assignments(getattr(stmt, field, None) or [])
+
+
+def assigned_names(stmt):
+    """Every name a (possibly rewritten) assignment binds, in order."""
+    return [n.id for n in gast.walk(stmt.targets[0]) if isinstance(n, gast.Name)] \
+        if isinstance(stmt.targets[0], gast.Tuple) else sorted(writes(stmt))

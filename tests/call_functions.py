@@ -1,0 +1,83 @@
+"""Functions that call other Python functions, for tests/test_calls.py."""
+import numpy as np
+
+
+def layer(W, x, scale=1.0):
+    return np.tanh(W @ x) * scale
+
+
+def net(W1, W2, x):
+    h = layer(W1, x)
+    h2 = layer(W2, h, scale=2.0)
+    return np.sum(h2 ** 2)
+
+
+def power(x, n):
+    if n == 0:
+        return 1.0
+    return x * power(x, n - 1)
+
+
+def use_power(x, n):
+    return power(x, n)
+
+
+def is_even(x, n):
+    if n == 0:
+        return x
+    return is_odd(x * 1.1, n - 1)
+
+
+def is_odd(x, n):
+    if n == 0:
+        return np.sin(x)
+    return is_even(x + 0.1, n - 1)
+
+
+def mutual(x, n):
+    return is_even(x, n)
+
+
+def helper_in_loop(W, x, n):
+    s = 0.0
+    for i in range(n):
+        x = layer(W, x)
+        s = s + np.sum(x) * i
+    return s
+
+
+def same_helper_twice(x, y):
+    return np.sum(layer(x, y) + layer(y, x))
+
+
+def tree_sum(w, depth):
+    if depth == 0:
+        return w
+    left = tree_sum(w * 0.9, depth - 1)
+    right = tree_sum(w * 1.1, depth - 1)
+    return np.tanh(left + right)
+
+
+def use_tree(w, depth):
+    return np.sum(tree_sum(w, depth))
+
+
+def inactive_argument_call(x, W):
+    h = layer(W, x)
+    return np.sum(h)
+
+
+CASES = {
+    "net": (net, lambda r: (r.normal(size=(3, 3)), r.normal(size=(3, 3)), r.normal(size=3)),
+            (0, 1, 2)),
+    "power": (use_power, lambda r: (float(r.uniform(0.5, 1.5)), int(r.integers(0, 6))), (0,)),
+    "mutual": (mutual, lambda r: (float(r.uniform(0.1, 1.0)), int(r.integers(0, 6))), (0,)),
+    "helper_in_loop": (helper_in_loop, lambda r: (r.normal(size=(3, 3)) * 0.5,
+                                                  r.normal(size=3), int(r.integers(0, 4))),
+                       (0, 1)),
+    "same_helper_twice": (same_helper_twice,
+                          lambda r: (r.normal(size=(3, 3)), r.normal(size=(3, 3))), (0, 1)),
+    "tree_depth_8": (use_tree, lambda r: (r.normal(size=4) * 0.1, 8), (0,)),
+    "inactive_argument_call": (inactive_argument_call,
+                               lambda r: (r.normal(size=3), r.normal(size=(3, 3))), (0,)),
+}
