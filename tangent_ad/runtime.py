@@ -9,9 +9,10 @@ axes, and the adjoints of matrix products for operands of any rank.
 import numpy as np
 
 from tangent_ad.errors import NonScalarOutputError
+from tangent_ad.structures import accumulate, appended, unindex_container, zeros_like
 
 __all__ = [
-    "ensure_scalar", "unbroadcast", "unindex", "unreduce", "unreduce_mean",
+    "accumulate", "appended", "ensure_scalar", "unbroadcast", "unindex", "unreduce", "unreduce_mean",
     "zeros_like", "inverse_permutation", "grad_matmul_lhs", "grad_matmul_rhs",
 ]
 
@@ -88,6 +89,8 @@ def unindex(g, x, index):
     >>> unindex(np.ones(2), np.zeros(4), slice(1, 3))
     array([0., 1., 1., 0.])
     """
+    if isinstance(x, (tuple, list, dict)):
+        return unindex_container(g, x, index)
     z = np.zeros_like(x)
     if _is_basic_index(index):
         z[index] = g
@@ -100,14 +103,6 @@ def _is_basic_index(index):
     items = index if isinstance(index, tuple) else (index,)
     return all(isinstance(i, (int, np.integer, slice, type(None), type(Ellipsis)))
                for i in items)
-
-
-def zeros_like(x):
-    """A zero adjoint for `x`: 0.0 for a Python number, else zeros of its
-    shape and dtype."""
-    if isinstance(x, (float, int)):
-        return 0.0
-    return np.zeros_like(x)
 
 
 def inverse_permutation(axes):

@@ -10,7 +10,8 @@ import operator
 import numpy as np
 
 from tangent_ad.registry import adjoint, zero_derivative
-from tangent_ad.runtime import grad_matmul_lhs, grad_matmul_rhs, unbroadcast, unindex
+from tangent_ad.runtime import (
+    appended, grad_matmul_lhs, grad_matmul_rhs, unbroadcast, unindex)
 
 d = None  # d[x] is the adjoint of x; templates are parsed, never run
 
@@ -64,6 +65,12 @@ def matmul(result, a, b):
 @adjoint(operator.getitem)
 def getitem(result, a, b):
     d[a] = unindex(d[result], a, b)
+
+
+@adjoint(appended)
+def appended(result, items, value):
+    d[items] = d[result][:-1]
+    d[value] = d[result][-1]
 
 
 # ---- unary -----------------------------------------------------------------

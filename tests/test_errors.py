@@ -59,11 +59,16 @@ UNSUPPORTED = [
         def f(x):
             y = x
         """, "y = x"),
-    ("unpacking", """
+    ("chained assignment", """
         def f(x):
-            a, b = x, x
+            a = b = x
             return a
-        """, "a, b = x, x"),
+        """, "a = b = x"),
+    ("comprehension", """
+        def f(x):
+            ys = [x * i for i in range(3)]
+            return ys[0]
+        """, "ys = [x * i for i in range(3)]"),
     ("callee with *args", """
         def helper(*ys):
             return ys[0] * 2

@@ -59,6 +59,7 @@ class _Reverse:
         params = [a.id for a in self.tree.args.args]
         saving.prepare_loops(body, self.ctx)
         self.pullbacks = calls.rewrite_calls(body[:-1], self.ctx, self.active)
+        self.structured = _maybe_containers(body)
         primal, self.plan = saving.primal_sweep(body[:-1], self.ctx, params)
         preamble = [assign(STACK, gast.List(elts=[], ctx=gast.Load()))]
         preamble += [assign(v, const(None)) for v in sorted(self.plan.undefined)]
@@ -150,6 +151,8 @@ class _Reverse:
             if self.adjoint_of(value) is None:
                 return []
             return [(("adjoint", value.id), name(self.namer.adjoint(target)))]
+        if isinstance(value, (gast.Tuple, gast.List, gast.Dict)):
+            return self.literal_expansion(value, target)
         func = self.ctx.resolved.get(value)
         if func is None or REGISTRY.is_zero(func):
             return []  # constants, globals, comparisons: nothing flows back
@@ -169,6 +172,17 @@ class _Reverse:
         return templates.expand(template, bound, name(target), self.adjoint_of,
                                 self.namer.fresh)
 
+    def literal_expansion(self, value, target):
+        """``t = (a, b)``: the adjoint of each element is its entry of bt."""
+        if isinstance(value, gast.Dict):
+            entries = zip(value.keys, value.values)
+        else:
+            entries = ((const(i), e) for i, e in enumerate(value.elts))
+        return [(("adjoint", element.id),
+                 gast.Subscript(value=name(self.namer.adjoint(target)), slice=key,
+                                ctx=gast.Load()))
+                for key, element in entries if self.adjoint_of(element) is not None]
+
     def contribute(self, expansion, defined):
         stmts = []
         for (kind, var), expr in expansion:
@@ -179,7 +193,9 @@ class _Reverse:
                 continue
             if kind == "adjoint":
                 target = self.namer.adjoint(var)
-                if var in defined:
+                if var in defined and var in self.structured:
+                    expr = call("accumulate", name(target), expr)
+                elif var in defined:
                     expr = gast.BinOp(left=name(target), op=gast.Add(), right=expr)
                 defined.add(var)
             else:
@@ -239,6 +255,27 @@ class _Reverse:
             items = gast.Subscript(value=items, slice=gast.Slice(
                 lower=None, upper=name(counter), step=None), ctx=gast.Load())
         return call("reversed", items)
+
+
+def _maybe_containers(body):
+    """Names whose value may be a tuple, list or dict (indexed, unpacked,
+    built from a literal, appended to, or returned by a call): their
+    adjoints add up entry by entry, with `accumulate`, not with `+`."""
+    names = set()
+    for node in gast.walk(gast.Module(body=body, type_ignores=[])):
+        if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name):
+            names.add(node.value.id)
+        elif isinstance(node, gast.Assign) and isinstance(
+                node.value, (gast.Tuple, gast.List, gast.Dict, gast.Call)):
+            if not isinstance(node.value, gast.Call) or isinstance(node.targets[0], gast.Tuple) \
+                    or _call_name(node.value) == "appended":
+                names.update(n.id for n in gast.walk(node.targets[0])
+                             if isinstance(n, gast.Name))
+    return names
+
+
+def _call_name(node):
+    return node.func.id if isinstance(node.func, gast.Name) else None
 
 
 def _function(fname, args, defaults, body):

@@ -27,7 +27,8 @@ import numpy as np
 from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.naming import Namer
 from tangent_ad.frontend.methods import ATTRIBUTES, PACKED_ARGUMENTS, numpy_path
-from tangent_ad.nodes import assign, call, name, reads
+from tangent_ad.nodes import assign, call, const, name, reads
+from tangent_ad.structures import appended
 
 RUNTIME_NAMES = ("np", "bresult", "stack")
 _COMPOUND = (gast.If, gast.For, gast.While)
@@ -52,10 +53,13 @@ def _assigned_in_compound(tree):
             for sub in gast.walk(node):
                 if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Store):
                     names.add(sub.id)
+                elif isinstance(sub, gast.Expr) and isinstance(sub.value, gast.Call) \
+                        and isinstance(sub.value.func, gast.Attribute):
+                    names.add(sub.value.func.value.id)  # xs.append(v) assigns xs
         elif isinstance(node, (gast.Assign, gast.AnnAssign)) and \
                 isinstance(node.value, gast.IfExp):
             target = node.targets[0] if isinstance(node, gast.Assign) else node.target
-            names.add(target.id)
+            names.update(n.id for n in gast.walk(target) if isinstance(n, gast.Name))
     return names
 
 
@@ -94,7 +98,15 @@ class _Normalizer:
     def statement(self, stmt):
         if isinstance(stmt, (gast.Assign, gast.AnnAssign)):
             target = stmt.targets[0] if isinstance(stmt, gast.Assign) else stmt.target
-            self.assign_to(target.id, stmt.value)
+            if isinstance(target, (gast.Tuple, gast.List)):
+                self.unpack(target, stmt.value)
+            else:
+                self.assign_to(target.id, stmt.value)
+        elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
+            # xs.append(v) (the only call statement validate lets through)
+            items = stmt.value.func.value
+            value = self._resolved(call("appended", items, stmt.value.args[0]), appended)
+            self.assign_to(items.id, value)
         elif isinstance(stmt, gast.AugAssign):
             value = gast.BinOp(left=name(stmt.target.id), op=stmt.op,
                                right=stmt.value)
@@ -136,7 +148,11 @@ class _Normalizer:
             self.emit(gast.If(test=test, body=body, orelse=orelse))
             self.version[target] = target
             return
-        value = self.operation(value)
+        self.bind(target, self.operation(value))
+
+    def bind(self, target, value):
+        """Emit ``target = value`` for a core operation `value`, choosing the
+        name that holds the user's `target` from now on."""
         if target in self.mutable:
             new = target
             if target in reads(value) and not isinstance(value, gast.Name):
@@ -151,6 +167,23 @@ class _Normalizer:
             new = target
         self.emit(assign(new, value))
         self.version[target] = new
+
+    def unpack(self, target, value, core=False):
+        """``a, b = v`` -> ``t = v; a = t[0]; b = t[1]`` (nested as needed).
+        `value` is a user expression, or a core operation when nested."""
+        whole = self.operation(value) if not core else value
+        if not isinstance(whole, gast.Name) or any(
+                n.id == whole.id for n in gast.walk(target) if isinstance(n, gast.Name)):
+            temp = self.ctx.namer.fresh("t")  # also `x, y = x`: read before rebinding
+            self.emit(assign(temp, whole))
+            whole = name(temp)
+        for i, element in enumerate(target.elts):
+            part = self._resolved(gast.Subscript(value=name(whole.id), slice=const(i),
+                                                 ctx=gast.Load()), operator.getitem)
+            if isinstance(element, (gast.Tuple, gast.List)):
+                self.unpack(element, part, core=True)
+            else:
+                self.bind(element.id, part)
 
     def indexed_loop(self, target, iterable):
         """``for x in X`` -> ``for i in range(len(X)): x = X[i]`` (and the
@@ -245,9 +278,8 @@ class _Normalizer:
             return name(self.version[node.id])
         if isinstance(node, gast.Constant) or self.is_atom(node):
             return node
-        if isinstance(node, gast.Tuple):
-            return gast.Tuple(elts=[self.atom(e) for e in node.elts],
-                              ctx=gast.Load())
+        if isinstance(node, gast.Tuple) and _constant(node):
+            return node  # a shape such as (2, 3) stays inline
         if isinstance(node, gast.UnaryOp) and isinstance(node.operand, gast.Constant) \
                 and isinstance(node.op, gast.USub):
             return gast.Constant(value=-node.operand.value, kind=None)
@@ -289,6 +321,10 @@ class _Normalizer:
         elif isinstance(node, gast.Subscript):
             new = gast.Subscript(value=self.atom(node.value), slice=self.index(node.slice),
                                  ctx=gast.Load())
+        elif isinstance(node, (gast.Tuple, gast.List)) and not _constant(node):
+            return type(node)(elts=[self.atom(e) for e in node.elts], ctx=gast.Load())
+        elif isinstance(node, gast.Dict):
+            return gast.Dict(keys=node.keys, values=[self.atom(v) for v in node.values])
         elif isinstance(node, gast.Compare):
             new = gast.Compare(left=self.atom(node.left), ops=node.ops,
                                comparators=[self.atom(c) for c in node.comparators])
@@ -299,3 +335,10 @@ class _Normalizer:
         if node in resolved:
             resolved[new] = resolved[node]
         return new
+
+
+def _constant(node):
+    """True for a constant or a (nested) tuple of constants."""
+    if isinstance(node, gast.Constant):
+        return True
+    return isinstance(node, gast.Tuple) and all(_constant(e) for e in node.elts)

@@ -94,6 +94,11 @@ class _Resolver(gast.NodeVisitor):
                     hint="call the function by its global name",
                     **self.ctx.where(node))
             method = node.func.attr
+            if method == "append":  # xs.append(v): normalize makes it functional
+                self.visit(node.func.value)
+                for child in node.args:
+                    self.visit(child)
+                return
             if method not in METHODS:
                 raise UnsupportedSyntaxError(
                     f"the method '.{method}()' is not supported",

@@ -94,9 +94,13 @@ def _check_statement(stmt, ctx):
                     "to differentiate")
         _check_expr(stmt.value, ctx)
     elif isinstance(stmt, gast.Assign):
-        if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], gast.Name):
-            _refuse(stmt, ctx, "only assignments to a single name are supported",
-                    "split 'a = b = ...' and unpacking into separate assignments")
+        if len(stmt.targets) != 1:
+            _refuse(stmt, ctx, "chained assignments 'a = b = ...' are not supported",
+                    "split them into separate assignments")
+        if not _is_unpacking_target(stmt.targets[0]):
+            _refuse(stmt, ctx, "only assignments to names (or tuples of names) "
+                    "are supported", "writing into arrays and containers is "
+                    "not supported yet")
         _check_expr(stmt.value, ctx)
     elif isinstance(stmt, gast.AugAssign):
         if not isinstance(stmt.target, gast.Name):
@@ -124,6 +128,8 @@ def _check_statement(stmt, ctx):
         _check_block(stmt.body, ctx)
     elif isinstance(stmt, (gast.Pass, gast.Break, gast.Continue)) or _is_docstring(stmt):
         pass
+    elif _is_append(stmt):
+        _check_expr(stmt.value.args[0], ctx)
     elif isinstance(stmt, gast.Expr):
         _refuse(stmt, ctx, "an expression whose value is discarded is not "
                 "supported", "assign the value to a name or remove the line")
@@ -143,6 +149,22 @@ def _check_index(node, ctx):
             _check_index(item, ctx)
     else:
         _check_expr(node, ctx)
+
+
+def _is_unpacking_target(node):
+    if isinstance(node, gast.Name):
+        return True
+    return isinstance(node, (gast.Tuple, gast.List)) and \
+        all(_is_unpacking_target(e) for e in node.elts)
+
+
+def _is_append(stmt):
+    """``xs.append(v)`` on a local list."""
+    return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) \
+        and isinstance(stmt.value.func, gast.Attribute) \
+        and stmt.value.func.attr == "append" \
+        and isinstance(stmt.value.func.value, gast.Name) \
+        and len(stmt.value.args) == 1 and not stmt.value.keywords
 
 
 def _check_loop_target(target, stmt, ctx):
@@ -211,8 +233,14 @@ def _check_expr(node, ctx):
         _check_expr(node.left, ctx)
         for item in node.comparators:
             _check_expr(item, ctx)
-    elif isinstance(node, gast.Tuple):
+    elif isinstance(node, (gast.Tuple, gast.List)):
         for item in node.elts:
+            _check_expr(item, ctx)
+    elif isinstance(node, gast.Dict):
+        if not all(isinstance(k, gast.Constant) for k in node.keys):
+            _refuse(node, ctx, "dict keys must be constants", "use string or "
+                    "number keys")
+        for item in node.values:
             _check_expr(item, ctx)
     elif isinstance(node, gast.Subscript):
         _check_expr(node.value, ctx)
@@ -226,8 +254,6 @@ def _check_expr(node, ctx):
             gast.BoolOp: "'and'/'or' are supported only in conditions",
             gast.Lambda: "lambdas are not supported yet",
             gast.ListComp: "comprehensions are not supported yet",
-            gast.List: "lists are not supported yet; use a tuple or np.array",
-            gast.Dict: "dicts are not supported yet",
         }
         _refuse(node, ctx, f"'{_describe(node)}' expressions are not supported",
                 hints.get(type(node)))

@@ -1,0 +1,66 @@
+"""Runtime helpers for adjoints of tuples, lists and dicts.
+
+The adjoint of a container is a container of the same structure whose
+entries are the adjoints of the entries: a tuple of arrays for a tuple of
+arrays, a dict with the same keys for a dict. Entries that nothing
+influenced hold zeros, so a gradient always has its argument's structure.
+Generated code reaches these through ``tangent_ad.runtime``.
+"""
+import numpy as np
+
+__all__ = ["accumulate", "appended", "unindex_container", "zeros_like"]
+
+
+def _is_container(x):
+    return isinstance(x, (tuple, list, dict))
+
+
+def zeros_like(x):
+    """A zero adjoint for `x`: 0.0 for a Python number, zeros of the same
+    shape and dtype for an array, the same structure for a container.
+
+    >>> zeros_like({"w": np.ones(2), "b": 1.0})
+    {'w': array([0., 0.]), 'b': 0.0}
+    """
+    if isinstance(x, dict):
+        return {k: zeros_like(v) for k, v in x.items()}
+    if isinstance(x, (tuple, list)):
+        return type(x)(zeros_like(v) for v in x)
+    if isinstance(x, (float, int)) or x is None:
+        return 0.0
+    return np.zeros_like(x)
+
+
+def accumulate(a, b):
+    """``a + b`` for adjoints: entry by entry for containers.
+
+    >>> accumulate((1.0, np.ones(2)), (2.0, np.ones(2)))
+    (3.0, array([2., 2.]))
+    """
+    if isinstance(a, dict):
+        return {k: accumulate(a[k], b[k]) for k in a}
+    if isinstance(a, (tuple, list)):
+        return type(a)(accumulate(x, y) for x, y in zip(a, b))
+    return a + b
+
+
+def unindex_container(g, x, index):
+    """The adjoint of `x[index]` for a tuple, list or dict `x`: zeros in
+    `x`'s structure with `g` at `index`."""
+    z = zeros_like(x)
+    if isinstance(z, tuple):
+        z = list(z)
+        z[index] = g
+        return tuple(z)
+    z[index] = g
+    return z
+
+
+def appended(items, value):
+    """``items + [value]``: a list append that leaves `items` unchanged, so
+    the value before the append can still be restored.
+
+    >>> appended([1.0], 2.0)
+    [1.0, 2.0]
+    """
+    return list(items) + [value]

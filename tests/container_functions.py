@@ -1,0 +1,77 @@
+"""Functions over tuples, lists and dicts, for tests/test_containers.py."""
+import numpy as np
+
+
+def swap(x, y):
+    a, b = y, x
+    return np.sum(a * 2.0 + b ** 2)
+
+
+def pair(x):
+    return np.sin(x), np.cos(x)
+
+
+def use_pair(x):
+    s, c = pair(x)
+    return np.sum(s * c)
+
+
+def params_dict(params, x):
+    h = np.tanh(params["W"] @ x + params["b"])
+    return np.sum(h ** 2)
+
+
+def params_list(layers, x):
+    for W in layers:
+        x = np.tanh(W @ x)
+    return np.sum(x)
+
+
+def nested(p, x):
+    inner = p["inner"]
+    a, b = inner
+    return np.sum(a * x) + np.sum(b * p["scale"])
+
+
+def collect(x, n):
+    hs = []
+    for i in range(n):
+        x = np.sin(x) * 1.1
+        hs.append(x)
+    total = 0.0
+    for h in hs:
+        total = total + np.sum(h)
+    return total
+
+
+def tree(node, w):
+    if isinstance(node, tuple):
+        left = tree(node[0], w)
+        right = tree(node[1], w)
+        return np.tanh(w * left + right)
+    return node * w
+
+
+def tree_of_depth(leaves, lo, hi):
+    if hi - lo == 1:
+        return leaves[lo]
+    mid = (lo + hi) // 2
+    return (tree_of_depth(leaves, lo, mid), tree_of_depth(leaves, mid, hi))
+
+
+def tree_loss(leaves, w):
+    return np.sum(tree(tree_of_depth(leaves, 0, len(leaves)), w))
+
+
+def unused_entry(p, x):
+    return np.sum(p["used"] * x)
+
+
+CASES = {
+    "swap": (swap, lambda r: (r.normal(size=3), r.normal(size=3)), (0, 1)),
+    "use_pair": (use_pair, lambda r: (r.normal(size=3),), (0,)),
+    "collect": (collect, lambda r: (r.normal(size=3), int(r.integers(0, 5))), (0,)),
+    "tree_depth_8": (tree_loss, lambda r: (r.normal(size=(256, 4)) * 0.3,
+                                           r.normal(size=4) * 0.3), (0, 1)),
+}
+

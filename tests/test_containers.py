@@ -1,0 +1,72 @@
+"""Tuples, lists and dicts as values, arguments and gradients."""
+import numpy as np
+import pytest
+
+import tangent_ad as tad
+from container_functions import CASES, nested, params_dict, params_list, unused_entry
+from tangent_ad.testing import check_grads
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("seed", range(2))
+def test_gradient_matches_finite_differences(name, seed):
+    func, make_args, wrt = CASES[name]
+    args = make_args(np.random.default_rng(seed))
+    check_grads(func, tad.grad(func, wrt=wrt), args, wrt=wrt)
+
+
+def _numerical(f, tree, path, eps=1e-6):
+    """Central difference of f(tree) along every element of the leaf at `path`."""
+    def with_leaf(leaf):
+        def put(node, keys):
+            if not keys:
+                return leaf
+            copy = dict(node) if isinstance(node, dict) else list(node)
+            copy[keys[0]] = put(node[keys[0]], keys[1:])
+            return copy if not isinstance(node, tuple) else tuple(copy)
+        return put(tree, path)
+    leaf = tree
+    for key in path:
+        leaf = leaf[key]
+    grad = np.zeros_like(leaf)
+    for i in np.ndindex(leaf.shape):
+        up, down = leaf.copy(), leaf.copy()
+        up[i] += eps
+        down[i] -= eps
+        grad[i] = (f(with_leaf(up)) - f(with_leaf(down))) / (2 * eps)
+    return grad
+
+
+def test_dict_parameters_get_a_dict_gradient(rng):
+    params = {"W": rng.normal(size=(3, 3)), "b": rng.normal(size=3)}
+    x = rng.normal(size=3)
+    grads = tad.grad(params_dict)(params, x)
+    assert sorted(grads) == ["W", "b"]
+    for key in params:
+        expected = _numerical(lambda p: params_dict(p, x), params, [key])
+        np.testing.assert_allclose(grads[key], expected, rtol=1e-5, atol=1e-7)
+
+
+def test_list_parameters_get_a_list_gradient(rng):
+    layers = [rng.normal(size=(3, 3)) * 0.5 for _ in range(3)]
+    x = rng.normal(size=3)
+    grads = tad.grad(params_list)(layers, x)
+    assert isinstance(grads, list) and len(grads) == 3
+    for i in range(3):
+        expected = _numerical(lambda p: params_list(p, x), layers, [i])
+        np.testing.assert_allclose(grads[i], expected, rtol=1e-5, atol=1e-7)
+
+
+def test_nested_structures(rng):
+    p = {"inner": (rng.normal(size=3), rng.normal(size=3)), "scale": rng.normal(size=3)}
+    x = rng.normal(size=3)
+    grads = tad.grad(nested)(p, x)
+    np.testing.assert_allclose(grads["inner"][0], x)
+    np.testing.assert_allclose(grads["inner"][1], p["scale"])
+    np.testing.assert_allclose(grads["scale"], p["inner"][1])
+
+
+def test_entries_that_do_not_matter_get_zeros(rng):
+    p = {"used": rng.normal(size=2), "unused": rng.normal(size=(2, 2))}
+    grads = tad.grad(unused_entry)(p, rng.normal(size=2))
+    np.testing.assert_array_equal(grads["unused"], np.zeros((2, 2)))
