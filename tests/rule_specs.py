@@ -16,6 +16,8 @@ import operator
 
 import numpy as np
 
+from tangent_ad.runtime import appended
+
 DEFAULT_DOMAIN = (-1.0, 1.0)
 POSITIVE = (0.5, 2.0)
 RESERVED_NAMES = {"np", "v", "weight"}  # used by the functions the test writes
@@ -255,6 +257,8 @@ SPECS = [
     Spec(operator.getitem, "x[..., 1]", x=(2, 3, 2)),
     Spec(operator.getitem, "x[[0, 0, 2]]", x=(3, 2)),
     Spec(operator.getitem, "x[1][0]", x=(3, 2)),
+    Spec(appended, "appended([x], y)[1] * x", x=(3,), y=(3,)),
+    Spec(appended, "appended([x, y], y)[0] * y", x=(2, 2), y=(2, 2)),
 
     # ---- builtins with no derivative -------------------------------------------
     Spec(len, "x * len(x)", x=(3, 2)),

@@ -32,6 +32,7 @@ from rule_specs import SPECS
 MODULE_HEADER = '''\
 """Written by tests/test_numpy_rules.py: one function per rule spec."""
 import numpy as np
+from tangent_ad.runtime import appended
 '''
 
 
