@@ -9,10 +9,11 @@ axes, and the adjoints of matrix products for operands of any rank.
 import numpy as np
 
 from tangent_ad.errors import NonScalarOutputError
-from tangent_ad.structures import accumulate, appended, unindex_container, zeros_like
+from tangent_ad.structures import (
+    accumulate, appended, unindex_container, updated, zeroed, zeros_like)
 
 __all__ = [
-    "accumulate", "appended", "ensure_scalar", "unbroadcast", "unindex", "unreduce", "unreduce_mean",
+    "accumulate", "appended", "updated", "zeroed", "ensure_scalar", "unbroadcast", "unindex", "unreduce", "unreduce_mean",
     "zeros_like", "inverse_permutation", "grad_matmul_lhs", "grad_matmul_rhs",
 ]
 

@@ -8,7 +8,8 @@ Generated code reaches these through ``tangent_ad.runtime``.
 """
 import numpy as np
 
-__all__ = ["accumulate", "appended", "unindex_container", "zeros_like"]
+__all__ = ["accumulate", "appended", "unindex_container", "updated", "zeroed",
+           "zeros_like"]
 
 
 def _is_container(x):
@@ -64,3 +65,31 @@ def appended(items, value):
     [1.0, 2.0]
     """
     return list(items) + [value]
+
+
+def updated(array, index, value):
+    """A copy of `array` with ``array[index] = value`` (arrays, lists and
+    dicts). The original is left unchanged, so it can still be restored.
+
+    >>> updated(np.zeros(3), 1, 5.0)
+    array([0., 5., 0.])
+    """
+    if isinstance(array, dict):
+        copy = dict(array)
+    elif isinstance(array, tuple):
+        raise TypeError("'tuple' object does not support item assignment")
+    else:
+        copy = array.copy()
+    copy[index] = value
+    return copy
+
+
+def zeroed(g, index):
+    """A copy of the adjoint `g` with zeros at `index`: the entries that
+    an assignment ``array[index] = value`` overwrote get no gradient."""
+    copy = dict(g) if isinstance(g, dict) else g.copy()
+    if isinstance(copy, (dict, list)):
+        copy[index] = zeros_like(copy[index])
+    else:
+        copy[index] = 0
+    return copy

@@ -11,7 +11,7 @@ import numpy as np
 
 from tangent_ad.registry import adjoint, zero_derivative
 from tangent_ad.runtime import (
-    appended, grad_matmul_lhs, grad_matmul_rhs, unbroadcast, unindex)
+    appended, grad_matmul_lhs, grad_matmul_rhs, unbroadcast, unindex, updated, zeroed)
 
 d = None  # d[x] is the adjoint of x; templates are parsed, never run
 
@@ -71,6 +71,12 @@ def getitem(result, a, b):
 def appended(result, items, value):
     d[items] = d[result][:-1]
     d[value] = d[result][-1]
+
+
+@adjoint(updated)
+def updated(result, array, index, value):
+    d[array] = zeroed(d[result], index)
+    d[value] = unbroadcast(d[result][index], value)
 
 
 # ---- unary -----------------------------------------------------------------

@@ -67,7 +67,37 @@ def unused_entry(p, x):
     return np.sum(p["used"] * x)
 
 
+def fill_buffer(x, n):
+    y = np.zeros(n)
+    for i in range(n):
+        y[i] = x[i] * x[i]
+    return np.sum(y * np.arange(n))
+
+
+def overwrite_slices(x):
+    y = x.copy()
+    y[1:3] = np.sin(x[1:3])
+    y[0] += x[2] * 3.0
+    return np.sum(y ** 2)
+
+
+def write_matrix(x):
+    y = np.zeros((3, 3))
+    y[:, 1:] = x[:, :2] * 2.0
+    y[0, 0] = np.sum(x)
+    return np.sum(y ** 2)
+
+
+def write_dict(p, x):
+    q = {"a": p["a"], "b": p["b"]}
+    q["a"] = q["a"] * x
+    return np.sum(q["a"] + q["b"])
+
+
 CASES = {
+    "fill_buffer": (fill_buffer, lambda r: (r.normal(size=5), int(r.integers(0, 6))), (0,)),
+    "overwrite_slices": (overwrite_slices, lambda r: (r.normal(size=4),), (0,)),
+    "write_matrix": (write_matrix, lambda r: (r.normal(size=(3, 3)),), (0,)),
     "swap": (swap, lambda r: (r.normal(size=3), r.normal(size=3)), (0, 1)),
     "use_pair": (use_pair, lambda r: (r.normal(size=3),), (0,)),
     "collect": (collect, lambda r: (r.normal(size=3), int(r.integers(0, 5))), (0,)),

@@ -16,7 +16,7 @@ import operator
 
 import numpy as np
 
-from tangent_ad.runtime import appended
+from tangent_ad.runtime import appended, updated
 
 DEFAULT_DOMAIN = (-1.0, 1.0)
 POSITIVE = (0.5, 2.0)
@@ -259,6 +259,9 @@ SPECS = [
     Spec(operator.getitem, "x[1][0]", x=(3, 2)),
     Spec(appended, "appended([x], y)[1] * x", x=(3,), y=(3,)),
     Spec(appended, "appended([x, y], y)[0] * y", x=(2, 2), y=(2, 2)),
+    Spec(updated, "updated(x, 1, y)", x=(3,), y=None),
+    Spec(updated, "updated(x, slice(0, 2, None), y)", x=(3, 2), y=(2,)),
+    Spec(updated, "updated(x, (1, slice(None, None, None)), y * 2.0)", x=(3, 2), y=(1,)),
 
     # ---- builtins with no derivative -------------------------------------------
     Spec(len, "x * len(x)", x=(3, 2)),

@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 
 import tangent_ad as tad
-from container_functions import CASES, nested, params_dict, params_list, unused_entry
+from container_functions import (
+    CASES, nested, params_dict, params_list, unused_entry, write_dict)
 from tangent_ad.testing import check_grads
 
 
@@ -70,3 +71,19 @@ def test_entries_that_do_not_matter_get_zeros(rng):
     p = {"used": rng.normal(size=2), "unused": rng.normal(size=(2, 2))}
     grads = tad.grad(unused_entry)(p, rng.normal(size=2))
     np.testing.assert_array_equal(grads["unused"], np.zeros((2, 2)))
+
+
+def test_writing_into_a_dict(rng):
+    p = {"a": rng.normal(size=3), "b": rng.normal(size=3)}
+    x = rng.normal(size=3)
+    grads = tad.grad(write_dict)(p, x)
+    np.testing.assert_allclose(grads["a"], x)
+    np.testing.assert_allclose(grads["b"], np.ones(3))
+
+
+def test_writes_leave_the_caller_array_unchanged(rng):
+    from container_functions import overwrite_slices
+    x = rng.normal(size=4)
+    before = x.copy()
+    tad.grad(overwrite_slices)(x)
+    np.testing.assert_array_equal(x, before)

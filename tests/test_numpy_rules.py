@@ -25,7 +25,7 @@ import pytest
 
 import tangent_ad as tad
 from tangent_ad.registry import REGISTRY
-from tangent_ad.runtime import appended
+from tangent_ad.runtime import appended, updated
 from tangent_ad.testing import check_grads, random_args
 
 from rule_specs import SPECS
@@ -33,7 +33,7 @@ from rule_specs import SPECS
 MODULE_HEADER = '''\
 """Written by tests/test_numpy_rules.py: one function per rule spec."""
 import numpy as np
-from tangent_ad.runtime import appended
+from tangent_ad.runtime import appended, updated
 '''
 
 
@@ -69,7 +69,7 @@ def sample(spec, dtype):
     args = [random_args([shape], dtype=dtype, seed=seed + n, low=low, high=high)[0]
             for n, (shape, (low, high))
             in enumerate(zip(spec.shapes.values(), spec.domains.values()))]
-    value = eval(spec.expr, {"np": np, "appended": appended}, dict(zip(spec.shapes, args)))
+    value = eval(spec.expr, {"np": np, "appended": appended, "updated": updated}, dict(zip(spec.shapes, args)))
     (weight,) = random_args([np.shape(value)], dtype=dtype, seed=seed + len(args))
     return (*args, weight)
 

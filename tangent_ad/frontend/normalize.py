@@ -28,7 +28,7 @@ from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.naming import Namer
 from tangent_ad.frontend.methods import ATTRIBUTES, PACKED_ARGUMENTS, numpy_path
 from tangent_ad.nodes import assign, call, const, name, reads
-from tangent_ad.structures import appended
+from tangent_ad.structures import appended, updated
 
 RUNTIME_NAMES = ("np", "bresult", "stack")
 _COMPOUND = (gast.If, gast.For, gast.While)
@@ -56,6 +56,8 @@ def _assigned_in_compound(tree):
                 elif isinstance(sub, gast.Expr) and isinstance(sub.value, gast.Call) \
                         and isinstance(sub.value.func, gast.Attribute):
                     names.add(sub.value.func.value.id)  # xs.append(v) assigns xs
+                elif isinstance(sub, gast.Subscript) and isinstance(sub.ctx, gast.Store):
+                    names.add(sub.value.id)  # y[i] = v assigns y
         elif isinstance(node, (gast.Assign, gast.AnnAssign)) and \
                 isinstance(node.value, gast.IfExp):
             target = node.targets[0] if isinstance(node, gast.Assign) else node.target
@@ -100,6 +102,8 @@ class _Normalizer:
             target = stmt.targets[0] if isinstance(stmt, gast.Assign) else stmt.target
             if isinstance(target, (gast.Tuple, gast.List)):
                 self.unpack(target, stmt.value)
+            elif isinstance(target, gast.Subscript):
+                self.store_item(target, self.atom(stmt.value))
             else:
                 self.assign_to(target.id, stmt.value)
         elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
@@ -107,6 +111,13 @@ class _Normalizer:
             items = stmt.value.func.value
             value = self._resolved(call("appended", items, stmt.value.args[0]), appended)
             self.assign_to(items.id, value)
+        elif isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Subscript):
+            read = gast.Subscript(value=stmt.target.value, slice=stmt.target.slice,
+                                  ctx=gast.Load())
+            value = gast.BinOp(left=self._resolved(read, operator.getitem),
+                               op=stmt.op, right=stmt.value)
+            self.ctx.resolved[value] = self.ctx.resolved[stmt]
+            self.store_item(stmt.target, self.atom(value))
         elif isinstance(stmt, gast.AugAssign):
             value = gast.BinOp(left=name(stmt.target.id), op=stmt.op,
                                right=stmt.value)
@@ -167,6 +178,14 @@ class _Normalizer:
             new = target
         self.emit(assign(new, value))
         self.version[target] = new
+
+    def store_item(self, target, value):
+        """``y[i] = v`` -> ``y = updated(y, i, v)``: a copy with the item
+        replaced, so the array before the write can still be restored."""
+        array = self.atom(target.value)
+        index = _index_value(self.index(target.slice), self)
+        update = self._resolved(call("updated", array, index, value), updated)
+        self.bind(target.value.id, update)
 
     def unpack(self, target, value, core=False):
         """``a, b = v`` -> ``t = v; a = t[0]; b = t[1]`` (nested as needed).
@@ -342,3 +361,15 @@ def _constant(node):
     if isinstance(node, gast.Constant):
         return True
     return isinstance(node, gast.Tuple) and all(_constant(e) for e in node.elts)
+
+
+def _index_value(index, normalizer):
+    """An index as a value to pass to a function: ``1:3`` becomes
+    ``slice(1, 3, None)``."""
+    if isinstance(index, gast.Slice):
+        parts = [getattr(index, p) or const(None) for p in ("lower", "upper", "step")]
+        return normalizer._resolved(call("slice", *parts), slice)
+    if isinstance(index, gast.Tuple):
+        return gast.Tuple(elts=[_index_value(e, normalizer) for e in index.elts],
+                          ctx=gast.Load())
+    return index

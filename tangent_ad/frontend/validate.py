@@ -97,14 +97,18 @@ def _check_statement(stmt, ctx):
         if len(stmt.targets) != 1:
             _refuse(stmt, ctx, "chained assignments 'a = b = ...' are not supported",
                     "split them into separate assignments")
-        if not _is_unpacking_target(stmt.targets[0]):
-            _refuse(stmt, ctx, "only assignments to names (or tuples of names) "
-                    "are supported", "writing into arrays and containers is "
-                    "not supported yet")
+        target = stmt.targets[0]
+        if _is_item_target(target):
+            _check_index(target.slice, ctx)
+        elif not _is_unpacking_target(target):
+            _refuse(stmt, ctx, "only assignments to names, tuples of names and "
+                    "items of a named array, list or dict are supported",
+                    "assign to a name first")
         _check_expr(stmt.value, ctx)
     elif isinstance(stmt, gast.AugAssign):
-        if not isinstance(stmt.target, gast.Name):
-            _refuse(stmt, ctx, "only updates of a plain name are supported")
+        if not isinstance(stmt.target, gast.Name) and not _is_item_target(stmt.target):
+            _refuse(stmt, ctx, "only updates of a name or of an item of a "
+                    "named array are supported")
         _check_op(stmt.op, stmt, ctx)
         _check_expr(stmt.value, ctx)
     elif isinstance(stmt, gast.AnnAssign):
@@ -149,6 +153,11 @@ def _check_index(node, ctx):
             _check_index(item, ctx)
     else:
         _check_expr(node, ctx)
+
+
+def _is_item_target(node):
+    """``y[i]`` (or ``y[i, j]``, ``y[1:]``) with `y` a name."""
+    return isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name)
 
 
 def _is_unpacking_target(node):
