@@ -24,7 +24,12 @@ class Context:
     facts: dict = field(default_factory=dict)      # analysis name -> result
     namer: object = None       # naming.Namer shared by every pass
     kind: str = "gradient"     # "gradient": df(args, bresult); "pullback": (y, back)
-    calls: dict = field(default_factory=dict)  # (function, wrt) -> pullback name, per unit
+    calls: dict = field(default_factory=dict)  # (function, wrt, statics) -> pullback name
+    static_args: dict = field(default_factory=dict)  # parameter -> function it is bound to
+
+    def static_key(self):
+        """The static arguments as they appear in ``calls`` keys."""
+        return tuple(sorted(self.static_args.items(), key=lambda item: item[0]))
 
     def where(self, node):
         """Location keywords for an error about `node` of the user's tree."""

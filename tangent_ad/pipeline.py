@@ -41,7 +41,8 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
         while len(done) < len(calls):
             for key in [k for k in calls if k not in done]:
                 done.add(key)
-                text, callee = _generate(key[0], key[1], "pullback", calls, **options)
+                text, callee = _generate(key[0], key[1], "pullback", calls,
+                                         static_args=dict(key[2]), **options)
                 texts.append(text)
                 _merge(namespace, callee.namespace, callee)
         text = "\n\n".join(texts)
@@ -57,11 +58,12 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
     return fn
 
 
-def _generate(func, wrt, kind, calls, *, mode, optimized, verbose, preserve_result=False):
+def _generate(func, wrt, kind, calls, *, mode, optimized, verbose,
+              preserve_result=False, static_args=None):
     """Run the stages on one function; return (source text, context)."""
     ctx = Context(func=func, wrt=wrt, mode=mode, optimized=optimized,
                   preserve_result=preserve_result, verbose=verbose, kind=kind,
-                  calls=calls)
+                  calls=calls, static_args=static_args or {})
     tree, ctx.info = source.parse_function(func)
     for stage in FRONTEND:
         tree = _stage(stage, tree, ctx)

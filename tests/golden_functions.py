@@ -33,7 +33,28 @@ def rnn(W, xs, h):
     return np.sum(h)
 
 
+def layer(W, x):
+    return np.tanh(W @ x)
+
+
+def two_layers(W1, W2, x):
+    h = layer(W1, x)
+    return np.sum(layer(W2, h) ** 2)
+
+
+def power(x, n):
+    if n == 0:
+        return 1.0
+    return x * power(x, n - 1)
+
+
+def use_power(x):
+    return power(x, 3)
+
+
 GOLDEN = {
+    "helper_call": (two_layers, (0, 1)),
+    "recursion": (use_power, (0,)),
     "loop_branch": (loop_branch, (0,)),
     "rnn": (rnn, (0,)),
     "tanh_sum": (tanh_sum, (0,)),

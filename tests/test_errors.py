@@ -24,11 +24,6 @@ UNSUPPORTED = [
             x.shape = (2, 2)
             return x
         """, "x.shape = (2, 2)"),
-    ("lambda", """
-        def f(x):
-            g = lambda y: y
-            return x
-        """, "g = lambda y: y"),
     ("unknown method", """
         def f(x):
             return x.tofile("x")
@@ -45,12 +40,6 @@ UNSUPPORTED = [
                 y = x
             return y
         """, "try:"),
-    ("nested def", """
-        def f(x):
-            def g(y):
-                return y
-            return x
-        """, "def g(y):"),
     ("undefined name", """
         def f(x):
             return x * nowhere
@@ -64,11 +53,6 @@ UNSUPPORTED = [
             a = b = x
             return a
         """, "a = b = x"),
-    ("comprehension", """
-        def f(x):
-            ys = [x * i for i in range(3)]
-            return ys[0]
-        """, "ys = [x * i for i in range(3)]"),
     ("callee with *args", """
         def helper(*ys):
             return ys[0] * 2
@@ -107,6 +91,27 @@ UNSUPPORTED = [
                 x = x * 2
             return x
         """, "if x > 0:"),
+    ("generator expression", """
+        def f(x):
+            return sum(v for v in x)
+        """, "return sum(v for v in x)"),
+    ("yield", """
+        def f(x):
+            yield x
+            return x
+        """, "yield x"),
+    ("global", """
+        def f(x):
+            global G
+            return x
+        """, "global G"),
+    ("decorated nested function", """
+        def f(x):
+            @staticmethod
+            def g(y):
+                return y
+            return x
+        """, "def g(y):"),
     ("star args", """
         def f(*xs):
             return xs

@@ -17,12 +17,16 @@ import inspect
 import gast
 
 from tangent_ad.errors import UnsupportedSyntaxError
+from tangent_ad.frontend.closures import LocalFunction
 from tangent_ad.nodes import name, writes
 from tangent_ad.registry import REGISTRY
 
 
 def is_user_function(func):
-    """True for a Python function to be differentiated from its source."""
+    """True for a Python function to be differentiated from its source
+    (a nested one included)."""
+    if isinstance(func, LocalFunction):
+        return True
     return inspect.isfunction(func) and not REGISTRY.has("reverse", func)
 
 
@@ -47,21 +51,42 @@ def rewrite_calls(body, ctx, active):
         if not wanted:
             continue
         wrt = tuple(p for p, _ in wanted)
+        statics = _static_functions(bound, ctx)
         back = ctx.namer.fresh("back_" + target)
         stmt.targets = [gast.Tuple(elts=[name(target, store=True), name(back, store=True)],
                                    ctx=gast.Store())]
-        stmt.value = gast.Call(func=name(pullback_name(ctx.calls, func, wrt)),
+        stmt.value = gast.Call(func=name(pullback_name(ctx.calls, func, wrt, statics)),
                                args=value.args, keywords=value.keywords)
         rewritten[stmt] = (back, wanted)
     return rewritten
 
 
-def pullback_name(calls, func, wrt):
-    """The generated name of the pullback of `func` for `wrt`, unique in
-    the unit of generated functions and the same for every caller."""
-    key = (func, wrt)
+def _static_functions(bound, ctx):
+    """Arguments that are known functions (``apply(square, x)``): the
+    pullback is specialized to them, so calls through the parameter can be
+    differentiated. Returns a sorted tuple of (parameter, function)."""
+    functions = ctx.facts.get("local_functions", {})
+    statics = []
+    for param, atom in bound:
+        if not isinstance(atom, gast.Name):
+            continue
+        value = ctx.resolved.get(atom)
+        if value is None and atom.id in functions and not functions[atom.id].free:
+            value = functions[atom.id]
+        if inspect.isfunction(value) or isinstance(value, LocalFunction):
+            statics.append((param, value))
+    return tuple(sorted(statics, key=lambda item: item[0]))
+
+
+def pullback_name(calls, func, wrt, statics=()):
+    """The generated name of the pullback of `func` for `wrt` (and the
+    functions bound to its parameters), unique in the unit of generated
+    functions and the same for every caller."""
+    key = (func, wrt, statics)
     if key not in calls:
         base = f"pullback_{func.__name__}_d{'_'.join(wrt)}"
+        if statics:
+            base += "_with_" + "_".join(f.__name__ for _, f in statics)
         taken = set(calls.values())
         candidate, i = base, 2
         while candidate in taken:
@@ -70,18 +95,15 @@ def pullback_name(calls, func, wrt):
     return calls[key]
 
 
-def expansion(record, result_adjoint, fresh):
-    """The contributions of a pullback call: ``(target, expression)`` pairs
-    in the form of ``templates.expand``."""
+def expansion(record, result_adjoint):
+    """The contributions of a pullback call, in the form of
+    ``templates.expand``; ``("unpack", vars)`` marks a tuple of
+    contributions, one per variable."""
     back, wanted = record
     pulled = gast.Call(func=name(back), args=[name(result_adjoint)], keywords=[])
     if len(wanted) == 1:
         return [(("adjoint", wanted[0][1].id), pulled)]
-    temps = [fresh("g_" + atom.id) for _, atom in wanted]
-    out = [(("locals", temps), pulled)]
-    for temp, (_, atom) in zip(temps, wanted):
-        out.append((("adjoint", atom.id), name(temp)))
-    return out
+    return [(("unpack", [atom.id for _, atom in wanted]), pulled)]
 
 
 def _bind(func, call, where):
@@ -104,6 +126,8 @@ def _assignments(body):
         if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
                 isinstance(stmt.targets[0], gast.Name):
             yield stmt
+        if isinstance(stmt, gast.FunctionDef):
+            continue
         for field in ("body", "orelse"):
             yield from _assignments(getattr(stmt, field, None) or [])
 

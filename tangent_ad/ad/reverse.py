@@ -92,7 +92,8 @@ class _Reverse:
             body = preamble + primal + [back, gast.Return(value=gast.Tuple(
                 elts=[returned, name("back")], ctx=gast.Load()))]
             return gast.fix_missing_locations(_function(
-                self.ctx.calls[(self.ctx.func, self.ctx.wrt)], self.tree.args, None, body))
+                self.ctx.calls[(self.ctx.func, self.ctx.wrt, self.ctx.static_key())],
+                self.tree.args, None, body))
         if self.ctx.preserve_result:
             value = gast.Tuple(elts=[returned, value], ctx=gast.Load())
         body = preamble + primal + checks + seed + adjoint + [gast.Return(value=value)]
@@ -144,8 +145,7 @@ class _Reverse:
     def expand(self, stmt, target):
         """The template expansion for one core assignment."""
         if stmt in self.pullbacks:
-            return calls.expansion(self.pullbacks[stmt], self.namer.adjoint(target),
-                                   self.namer.fresh)
+            return calls.expansion(self.pullbacks[stmt], self.namer.adjoint(target))
         value = stmt.value
         if isinstance(value, gast.Name):  # a copy: the adjoint flows through
             if self.adjoint_of(value) is None:
@@ -186,10 +186,8 @@ class _Reverse:
     def contribute(self, expansion, defined):
         stmts = []
         for (kind, var), expr in expansion:
-            if kind == "locals":
-                targets = gast.Tuple(elts=[name(v, store=True) for v in var],
-                                     ctx=gast.Store())
-                stmts.append(gast.Assign(targets=[targets], value=expr, type_comment=None))
+            if kind == "unpack":
+                stmts.extend(self.unpack_contributions(var, expr, defined))
                 continue
             if kind == "adjoint":
                 target = self.namer.adjoint(var)
@@ -202,6 +200,22 @@ class _Reverse:
                 target = var
             stmts.append(assign(target, expr))
         return stmts
+
+    def unpack_contributions(self, variables, expr, defined):
+        """``ba, bb = expr`` where the adjoints are still undefined, and
+        fresh names added afterwards where they are not."""
+        names, later = [], []
+        for var in variables:
+            if var in defined or var in variables[:len(names)]:
+                temp = self.namer.fresh("g_" + var)
+                names.append(temp)
+                later.append((("adjoint", var), name(temp)))
+            else:
+                names.append(self.namer.adjoint(var))
+                defined.add(var)
+        targets = gast.Tuple(elts=[name(n, store=True) for n in names], ctx=gast.Store())
+        return [gast.Assign(targets=[targets], value=expr, type_comment=None)] + \
+            self.contribute(later, defined)
 
     def if_adjoint(self, stmt, defined):
         body, in_body = self.block(stmt.body, defined)

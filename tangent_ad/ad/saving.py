@@ -122,6 +122,8 @@ def _before_break(block, stmt):
 def _walk_statements(body):
     for stmt in body:
         yield stmt
+        if isinstance(stmt, gast.FunctionDef):
+            continue  # a nested function's statements are its own
         for field_name in ("body", "orelse"):
             yield from _walk_statements(getattr(stmt, field_name, []) or [])
 

@@ -121,4 +121,6 @@ class _Builder:
         if isinstance(stmt, gast.Assign):
             return [self.simple(stmt, preds, defs=set().union(*map(writes, stmt.targets)),
                                 uses=reads(stmt.value))]
+        if isinstance(stmt, gast.FunctionDef):  # a nested function: defines its name
+            return [self.simple(stmt, preds, defs={stmt.name}, uses=reads(stmt))]
         return [self.simple(stmt, preds, uses=reads(stmt))]

@@ -28,9 +28,9 @@ _EXITS = (gast.Break, gast.Continue, gast.Return)
 def run(tree, ctx):
     """Return `tree` with every exit in tail position (see module doc)."""
     body = tree.body
-    returns = [n for n in gast.walk(tree) if isinstance(n, gast.Return)]
+    returns = [n for n in _walk_own(body) if isinstance(n, gast.Return)]
     if len(returns) == 1 and body[-1] is returns[0]:
-        if any(isinstance(n, (gast.Break, gast.Continue)) for n in gast.walk(tree)):
+        if any(isinstance(n, (gast.Break, gast.Continue)) for n in _walk_own(body)):
             tree.body = _Exits(ctx, None, None).block(body)
         return tree
     user = ctx.facts.get("user_names", ())
@@ -45,6 +45,16 @@ def run(tree, ctx):
         body.insert(0, assign(flag, gast.Constant(value=False, kind=None)))
     tree.body = body + [gast.Return(value=name(result))]
     return tree
+
+
+def _walk_own(stmts):
+    """Every node of `stmts` outside nested function definitions."""
+    todo = list(stmts)
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, gast.FunctionDef):
+            todo.extend(gast.iter_child_nodes(node))
 
 
 def _always_exits(block):

@@ -19,6 +19,7 @@ a branch or loop keeps its name (the reverse pass saves its old values).
 ``ctx.origin`` maps each new statement to the user's statement it came
 from.
 """
+import copy
 import operator
 
 import gast
@@ -98,7 +99,12 @@ class _Normalizer:
         self.ctx.origin[stmt] = self.origin
 
     def statement(self, stmt):
-        if isinstance(stmt, (gast.Assign, gast.AnnAssign)):
+        functions = self.ctx.facts.get("local_functions", {})
+        if isinstance(stmt, gast.FunctionDef) or (
+                isinstance(stmt, gast.Assign) and stmt.value in functions):
+            self.local_function(functions[stmt if isinstance(stmt, gast.FunctionDef)
+                                          else stmt.value])
+        elif isinstance(stmt, (gast.Assign, gast.AnnAssign)):
             target = stmt.targets[0] if isinstance(stmt, gast.Assign) else stmt.target
             if isinstance(target, (gast.Tuple, gast.List)):
                 self.unpack(target, stmt.value)
@@ -178,6 +184,50 @@ class _Normalizer:
             new = target
         self.emit(assign(new, value))
         self.version[target] = new
+
+    def local_function(self, lifted):
+        """Emit a nested def (or lambda) in its lifted form, whose captured
+        variables are parameters; it runs as plain Python in the primal."""
+        self.emit(copy.deepcopy(lifted.tree))
+        self.version[lifted.__name__] = lifted.__name__
+        return name(lifted.__name__)
+
+    def comprehension(self, node):
+        """``[e for x in xs if c]`` -> a loop appending to a new list (a dict
+        comprehension stores items). Its variables get fresh names, as they
+        are local to the comprehension in Python."""
+        items = self.ctx.namer.fresh("items")
+        self.mutable.add(items)
+        empty = gast.List(elts=[], ctx=gast.Load()) if isinstance(node, gast.ListComp) \
+            else gast.Dict(keys=[], values=[])
+        self.emit(assign(items, empty))
+        self.version[items] = items
+        renames = {}
+        for gen in node.generators:
+            for target in gast.walk(gen.target):
+                if isinstance(target, gast.Name):
+                    renames[target.id] = self.ctx.namer.fresh(target.id)
+                    self.mutable.add(renames[target.id])
+        rename = _Renamer(renames)
+        if isinstance(node, gast.ListComp):
+            inner = gast.Expr(value=gast.Call(
+                func=gast.Attribute(value=name(items), attr="append", ctx=gast.Load()),
+                args=[rename.visit(node.elt)], keywords=[]))
+        else:
+            inner = gast.Assign(targets=[gast.Subscript(
+                value=name(items), slice=rename.visit(node.key), ctx=gast.Store())],
+                value=rename.visit(node.value), type_comment=None)
+        loop = inner
+        for gen in reversed(node.generators):
+            for cond in reversed(gen.ifs):
+                loop = gast.If(test=rename.visit(cond), body=[loop], orelse=[])
+            loop = gast.For(target=rename.visit(gen.target), iter=rename.visit(gen.iter),
+                            body=[loop], orelse=[], type_comment=None)
+        for sub in gast.walk(loop):
+            gast.copy_location(sub, node)
+            sub.end_lineno, sub.end_col_offset = node.end_lineno, node.end_col_offset
+        self.statement(loop)
+        return name(items)
 
     def store_item(self, target, value):
         """``y[i] = v`` -> ``y = updated(y, i, v)``: a copy with the item
@@ -306,6 +356,10 @@ class _Normalizer:
             temp = self.ctx.namer.fresh("t")
             self.assign_to(temp, node)
             return name(temp)
+        if isinstance(node, (gast.ListComp, gast.DictComp)):
+            return self.comprehension(node)
+        if isinstance(node, gast.Lambda):
+            return self.local_function(self.ctx.facts["local_functions"][node])
         value = self.operation(node)
         temp = self.ctx.namer.fresh("t")
         self.emit(assign(temp, value))
@@ -330,8 +384,10 @@ class _Normalizer:
                             for k in node.keywords]
             return new
         elif isinstance(node, gast.Call):
+            captured = getattr(resolved.get(node), "free", ())
             new = gast.Call(
-                func=node.func, args=[self.atom(a) for a in node.args],
+                func=node.func, args=[self.atom(a) for a in node.args] +
+                [self.atom(name(v)) for v in captured],
                 keywords=[gast.keyword(arg=k.arg, value=self.atom(k.value))
                           for k in node.keywords])
         elif isinstance(node, gast.Attribute) and node not in resolved:
@@ -373,3 +429,16 @@ def _index_value(index, normalizer):
         return gast.Tuple(elts=[_index_value(e, normalizer) for e in index.elts],
                           ctx=gast.Load())
     return index
+
+
+class _Renamer(gast.NodeTransformer):
+    """Rename the local names in `renames` (comprehension variables)."""
+
+    def __init__(self, renames):
+        self.renames = renames
+
+    def visit_Name(self, node):
+        if node.id in self.renames:
+            return gast.Name(id=self.renames[node.id], ctx=node.ctx,
+                             annotation=None, type_comment=None)
+        return node

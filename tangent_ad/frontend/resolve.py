@@ -13,6 +13,7 @@ import operator
 import gast
 
 from tangent_ad.errors import UnsupportedSyntaxError
+from tangent_ad.frontend import closures
 from tangent_ad.frontend.methods import ATTRIBUTES, METHODS
 
 BINARY_OPERATORS = {
@@ -27,18 +28,33 @@ _MISSING = object()
 
 
 def run(tree, ctx):
-    """Fill ctx.resolved and ctx.namespace for the FunctionDef `tree`."""
+    """Fill ctx.resolved and ctx.namespace for the FunctionDef `tree`.
+
+    Functions defined inside `tree` are lifted (see ``closures``) and
+    recorded in ``ctx.facts["local_functions"]``; parameters bound to a
+    known function by the caller (``ctx.static_args``) resolve to it.
+    """
     scope = _function_scope(ctx.func)
-    local = {a.id for a in tree.args.args}
-    for node in gast.walk(tree):
+    scope.update(ctx.static_args)
+    local_functions = closures.collect(tree, ctx.func)
+    for lifted in set(local_functions.values()):
+        lifted.info = ctx.info
+    ctx.facts["local_functions"] = local_functions
+    local = {a.id for a in tree.args.args} - set(ctx.static_args)
+    local |= {n for n in local_functions if isinstance(n, str)}
+    for node in closures._walk_outside_functions(tree.body):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
             local.add(node.id)
-    _Resolver(ctx, scope, local).visit(tree)
+    resolver = _Resolver(ctx, scope, local)
+    for stmt in tree.body:
+        resolver.visit(stmt)
     return tree
 
 
 def _function_scope(func):
     """The names visible to `func`: its closure cells over its globals."""
+    if isinstance(func, closures.LocalFunction):
+        return _function_scope(func.parent)
     scope = dict(func.__globals__)
     code = func.__code__
     for name, cell in zip(code.co_freevars, func.__closure__ or ()):
@@ -85,7 +101,19 @@ class _Resolver(gast.NodeVisitor):
                     f"'{node.attr}'", **self.ctx.where(node)) from None
         return _MISSING
 
+    def visit_FunctionDef(self, node):
+        pass  # resolved on its own, when its pullback is generated
+
+    def visit_Lambda(self, node):
+        pass
+
     def visit_Call(self, node):
+        functions = self.ctx.facts["local_functions"]
+        if isinstance(node.func, gast.Name) and node.func.id in functions:
+            self.ctx.resolved[node] = functions[node.func.id]
+            for child in node.args + [k.value for k in node.keywords]:
+                self.visit(child)
+            return
         obj = self.lookup(node.func)
         if obj is _MISSING:
             if not isinstance(node.func, gast.Attribute):

@@ -4,6 +4,7 @@ The tree's line numbers are those of the dedented snippet; `SourceInfo`
 maps them back to the real file and line so that every error can point at
 the user's own text.
 """
+import copy
 import inspect
 import textwrap
 from dataclasses import dataclass
@@ -66,6 +67,9 @@ def parse_function(func):
     usually one of them).
     """
     name = getattr(func, "__qualname__", repr(func))
+    lifted = getattr(func, "tree", None)
+    if lifted is not None:  # a function defined inside another (closures.LocalFunction)
+        return copy.deepcopy(lifted), func.info
     if not inspect.isfunction(func):
         raise SourceUnavailableError(
             f"{name} is not a Python function (it is {type(func).__name__}), "

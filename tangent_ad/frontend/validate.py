@@ -16,8 +16,8 @@ _STATEMENT_HINTS = {
     gast.With: "'with' blocks are not supported",
     gast.Try: "try/except cannot be differentiated; move error handling "
               "outside the differentiated function",
-    gast.FunctionDef: "nested functions are not supported yet; define the "
-                      "helper at module level",
+    gast.AsyncFunctionDef: "async functions cannot be differentiated",
+    gast.ClassDef: "define classes at module level",
     gast.Global: "'global' is not supported",
     gast.Nonlocal: "'nonlocal' is not supported",
     gast.Delete: "'del' is not supported",
@@ -130,6 +130,10 @@ def _check_statement(stmt, ctx):
         else:
             _check_test(stmt.test, ctx)
         _check_block(stmt.body, ctx)
+    elif isinstance(stmt, gast.FunctionDef):
+        if stmt.decorator_list:
+            _refuse(stmt, ctx, "decorators on nested functions are not supported")
+        run(stmt, ctx)
     elif isinstance(stmt, (gast.Pass, gast.Break, gast.Continue)) or _is_docstring(stmt):
         pass
     elif _is_append(stmt):
@@ -254,6 +258,22 @@ def _check_expr(node, ctx):
     elif isinstance(node, gast.Subscript):
         _check_expr(node.value, ctx)
         _check_index(node.slice, ctx)
+    elif isinstance(node, (gast.ListComp, gast.DictComp)):
+        for gen in node.generators:
+            if gen.is_async:
+                _refuse(node, ctx, "async comprehensions are not supported")
+            _check_loop_target(gen.target, node, ctx)
+            _check_test(gen.iter, ctx)
+            for cond in gen.ifs:
+                _check_test(cond, ctx)
+        if isinstance(node, gast.ListComp):
+            _check_expr(node.elt, ctx)
+        else:
+            _check_expr(node.key, ctx)
+            _check_expr(node.value, ctx)
+    elif isinstance(node, gast.Lambda):
+        _check_arguments(node, ctx)
+        _check_expr(node.body, ctx)
     elif isinstance(node, gast.IfExp):
         _check_test(node.test, ctx)
         _check_expr(node.body, ctx)
@@ -261,8 +281,9 @@ def _check_expr(node, ctx):
     else:
         hints = {
             gast.BoolOp: "'and'/'or' are supported only in conditions",
-            gast.Lambda: "lambdas are not supported yet",
-            gast.ListComp: "comprehensions are not supported yet",
+            gast.SetComp: "set comprehensions are not supported",
+            gast.GeneratorExp: "generator expressions are not supported; use a "
+                               "list comprehension",
         }
         _refuse(node, ctx, f"'{_describe(node)}' expressions are not supported",
                 hints.get(type(node)))

@@ -36,12 +36,14 @@ def _eliminate(fdef, pairs, dead_pushes):
     graph = cfg.build(fdef)
     live_after = dataflow.liveness(graph)
     dead = {node.stmt for node in graph.nodes
-            if isinstance(node.stmt, gast.Assign) and not node.defs & live_after[node]
-            and (not is_pop(node.stmt.value) or node.stmt in pairs)}
+            if isinstance(node.stmt, (gast.Assign, gast.FunctionDef))
+            and not node.defs & live_after[node]
+            and (not isinstance(node.stmt, gast.Assign) or not is_pop(node.stmt.value)
+                 or node.stmt in pairs)}
     remover = _Remover(dead, pairs)
     remover.dead_pushes |= dead_pushes
     for stmt in dead:
-        if is_pop(stmt.value):
+        if isinstance(stmt, gast.Assign) and is_pop(stmt.value):
             remover.dead_pushes.update(map(id, pairs[stmt]))
     fdef.body = remover.block(fdef.body)
     return remover.dead_pushes

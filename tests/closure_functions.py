@@ -1,0 +1,70 @@
+"""Nested functions, lambdas, higher-order functions and comprehensions."""
+import numpy as np
+
+
+def square(y):
+    return y * y
+
+
+def apply(f, x):
+    return f(x) + x
+
+
+def closure(x, w):
+    def scaled(y):
+        return np.sin(y) * w
+    a = scaled(x)
+    b = scaled(a)
+    return np.sum(b)
+
+
+def lambda_capture(x, w):
+    f = lambda y: y * w + 1.0
+    return np.sum(f(x) * f(w))
+
+
+def higher_order(x):
+    return np.sum(apply(square, x))
+
+
+def higher_order_lambda(x):
+    return np.sum(apply(lambda z: np.exp(z), x))
+
+
+def comprehension_calls(x):
+    return sum([np.sum(square(x * i)) for i in range(3)])
+
+
+def comprehension_filter(x, n):
+    ys = [np.sin(x * i) for i in range(n) if i % 2 == 0]
+    total = 0.0
+    for y in ys:
+        total = total + np.sum(y)
+    return total
+
+
+def dict_comprehension(xs):
+    d = {k: v * 2.0 for k, v in enumerate(xs)}
+    return np.sum(d[0] * d[1])
+
+
+def closure_in_loop(x, w, n):
+    def step(h):
+        return np.tanh(h * w)
+    for i in range(n):
+        x = step(x)
+    return np.sum(x)
+
+
+CASES = {
+    "closure": (closure, lambda r: (r.normal(size=3), r.normal(size=3)), (0, 1)),
+    "lambda_capture": (lambda_capture, lambda r: (r.normal(size=3), r.normal(size=3)), (0, 1)),
+    "higher_order": (higher_order, lambda r: (r.normal(size=3),), (0,)),
+    "higher_order_lambda": (higher_order_lambda, lambda r: (r.normal(size=3),), (0,)),
+    "comprehension_calls": (comprehension_calls, lambda r: (r.normal(size=3),), (0,)),
+    "comprehension_filter": (comprehension_filter,
+                             lambda r: (r.normal(size=3), int(r.integers(0, 5))), (0,)),
+    "dict_comprehension": (dict_comprehension, lambda r: (r.normal(size=(2, 3)),), (0,)),
+    "closure_in_loop": (closure_in_loop, lambda r: (r.normal(size=3), r.normal(size=3),
+                                                   int(r.integers(0, 4))), (0, 1)),
+}
