@@ -21,6 +21,11 @@ from tangent_ad.errors import NoDerivativeError
 _BUILTIN_MODULES = (
     "tangent_ad.templates.syntax",
     "tangent_ad.templates.numpy_reverse",
+    "tangent_ad.templates.numpy_reductions",
+    "tangent_ad.templates.numpy_shape",
+    "tangent_ad.templates.numpy_linalg",
+    "tangent_ad.templates.builtins",
+    "tangent_ad.templates.scipy_special",
 )
 
 
@@ -30,6 +35,7 @@ class Registry:
     def __init__(self):
         self._rules = {"reverse": {}, "forward": {}}
         self._zero = set()
+        self._structured = set()
         self._loaded = False
 
     def _ensure_loaded(self):
@@ -41,6 +47,17 @@ class Registry:
     def register(self, mode, func, template):
         """Make `template` the `mode` derivative rule of `func`."""
         self._rules[mode][_key(func)] = template
+
+    def register_structured(self, *funcs):
+        """Declare functions that take or return lists or tuples of arrays."""
+        self._structured.update(funcs)
+
+    def is_structured(self, func):
+        self._ensure_loaded()
+        try:
+            return func in self._structured
+        except TypeError:
+            return False
 
     def register_zero(self, *funcs):
         """Declare that each of `funcs` has a zero derivative."""
@@ -120,3 +137,10 @@ def tangent(func):
 def zero_derivative(*funcs):
     """Declare functions whose derivative is zero (or nowhere defined)."""
     REGISTRY.register_zero(*funcs)
+
+
+def structured(*funcs):
+    """Declare functions whose arguments or results are lists or tuples of
+    arrays (``np.concatenate``, ``np.split``): adjoints of those values add
+    up entry by entry."""
+    REGISTRY.register_structured(*funcs)

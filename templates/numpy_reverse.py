@@ -1,17 +1,22 @@
-"""Reverse-mode rules for NumPy functions, grouped by family.
+"""Reverse-mode rules for NumPy's elementwise functions, complex parts and
+array constructors, and the functions with a zero derivative.
 
 One rule per function, as short as the math. ``result`` is the value the
 call returned, ``d[result]`` its adjoint; each ``d[x] = ...`` line gives
 the contribution to the adjoint of argument ``x``. Parameter names and
 defaults are NumPy's, so calls bind to templates the way they bind to
-NumPy.
+NumPy. Reductions are in ``numpy_reductions.py``, shape functions in
+``numpy_shape.py``, linear algebra in ``numpy_linalg.py``.
+
+Constants are written out (``0.6931471805599453`` for log 2) rather than
+computed with NumPy: a NumPy float64 scalar would turn float32 arrays into
+float64 ones, a Python float does not.
 """
 import numpy as np
 
 from tangent_ad.registry import adjoint, zero_derivative
 from tangent_ad.runtime import (
-    grad_matmul_lhs, grad_matmul_rhs, inverse_permutation, unbroadcast,
-    unreduce, unreduce_mean)
+    cast_like, dsinc, linspace_fraction, unarray, unbroadcast)
 
 d = None  # d[x] is the adjoint of x; templates are parsed, never run
 
@@ -23,9 +28,55 @@ def abs(result, x):
     d[x] = d[result] * np.sign(x)
 
 
+@adjoint(np.arccos)
+def arccos(result, x):
+    d[x] = -d[result] / np.sqrt(1.0 - x * x)
+
+
+@adjoint(np.arccosh)
+def arccosh(result, x):
+    d[x] = d[result] / np.sqrt(x * x - 1.0)
+
+
+@adjoint(np.arcsin)
+def arcsin(result, x):
+    d[x] = d[result] / np.sqrt(1.0 - x * x)
+
+
+@adjoint(np.arcsinh)
+def arcsinh(result, x):
+    d[x] = d[result] / np.sqrt(x * x + 1.0)
+
+
+@adjoint(np.arctan)
+def arctan(result, x):
+    d[x] = d[result] / (1.0 + x * x)
+
+
+@adjoint(np.arctanh)
+def arctanh(result, x):
+    d[x] = d[result] / (1.0 - x * x)
+
+
+@adjoint(np.cbrt)
+def cbrt(result, x):
+    d[x] = d[result] / (3.0 * result * result)
+
+
 @adjoint(np.cos)
 def cos(result, x):
     d[x] = -d[result] * np.sin(x)
+
+
+@adjoint(np.cosh)
+def cosh(result, x):
+    d[x] = d[result] * np.sinh(x)
+
+
+@adjoint(np.deg2rad)
+@adjoint(np.radians)
+def deg2rad(result, x):
+    d[x] = d[result] * (np.pi / 180.0)
 
 
 @adjoint(np.exp)
@@ -33,9 +84,19 @@ def exp(result, x):
     d[x] = d[result] * result
 
 
+@adjoint(np.exp2)
+def exp2(result, x):
+    d[x] = d[result] * result * 0.6931471805599453
+
+
 @adjoint(np.expm1)
 def expm1(result, x):
     d[x] = d[result] * (result + 1.0)
+
+
+@adjoint(np.fabs)
+def fabs(result, x):
+    d[x] = d[result] * np.sign(x)
 
 
 @adjoint(np.log)
@@ -43,9 +104,24 @@ def log(result, x):
     d[x] = d[result] / x
 
 
+@adjoint(np.log10)
+def log10(result, x):
+    d[x] = d[result] / (x * 2.302585092994046)
+
+
 @adjoint(np.log1p)
 def log1p(result, x):
     d[x] = d[result] / (1.0 + x)
+
+
+@adjoint(np.log2)
+def log2(result, x):
+    d[x] = d[result] / (x * 0.6931471805599453)
+
+
+@adjoint(np.nan_to_num)
+def nan_to_num(result, x, copy=True, nan=0.0, posinf=None, neginf=None):
+    d[x] = d[result] * np.isfinite(x)
 
 
 @adjoint(np.negative)
@@ -53,9 +129,35 @@ def negative(result, x):
     d[x] = -d[result]
 
 
+@adjoint(np.positive)
+def positive(result, x):
+    d[x] = d[result]
+
+
+@adjoint(np.rad2deg)
+@adjoint(np.degrees)
+def rad2deg(result, x):
+    d[x] = d[result] * (180.0 / np.pi)
+
+
+@adjoint(np.reciprocal)
+def reciprocal(result, x):
+    d[x] = -d[result] * result * result
+
+
 @adjoint(np.sin)
 def sin(result, x):
     d[x] = d[result] * np.cos(x)
+
+
+@adjoint(np.sinc)
+def sinc(result, x):
+    d[x] = d[result] * dsinc(x)
+
+
+@adjoint(np.sinh)
+def sinh(result, x):
+    d[x] = d[result] * np.cosh(x)
 
 
 @adjoint(np.sqrt)
@@ -78,7 +180,7 @@ def tanh(result, x):
     d[x] = d[result] * (1.0 - result * result)
 
 
-# ---- elementwise, two or more arguments -------------------------------------
+# ---- elementwise, two arguments --------------------------------------------
 
 @adjoint(np.add)
 def add(result, x1, x2):
@@ -86,16 +188,10 @@ def add(result, x1, x2):
     d[x2] = unbroadcast(d[result], x2)
 
 
-@adjoint(np.subtract)
-def subtract(result, x1, x2):
-    d[x1] = unbroadcast(d[result], x1)
-    d[x2] = unbroadcast(-d[result], x2)
-
-
-@adjoint(np.multiply)
-def multiply(result, x1, x2):
-    d[x1] = unbroadcast(d[result] * x2, x1)
-    d[x2] = unbroadcast(d[result] * x1, x2)
+@adjoint(np.arctan2)
+def arctan2(result, x1, x2):
+    d[x1] = unbroadcast(d[result] * x2 / (x1 * x1 + x2 * x2), x1)
+    d[x2] = unbroadcast(-d[result] * x1 / (x1 * x1 + x2 * x2), x2)
 
 
 @adjoint(np.divide)
@@ -104,10 +200,46 @@ def divide(result, x1, x2):
     d[x2] = unbroadcast(-d[result] * result / x2, x2)
 
 
-@adjoint(np.power)
-def power(result, x1, x2):
-    d[x1] = unbroadcast(d[result] * x2 * x1 ** (x2 - 1), x1)
+@adjoint(np.float_power)
+def float_power(result, x1, x2):
+    d[x1] = unbroadcast(d[result] * x2 * np.float_power(x1, x2 - 1), x1)
     d[x2] = unbroadcast(d[result] * result * np.log(x1), x2)
+
+
+@adjoint(np.fmax)
+def fmax(result, x1, x2):
+    d[x1] = unbroadcast(d[result] * ((x1 >= x2) | np.isnan(x2)), x1)
+    d[x2] = unbroadcast(d[result] * ((x1 < x2) | np.isnan(x1)), x2)
+
+
+@adjoint(np.fmin)
+def fmin(result, x1, x2):
+    d[x1] = unbroadcast(d[result] * ((x1 <= x2) | np.isnan(x2)), x1)
+    d[x2] = unbroadcast(d[result] * ((x1 > x2) | np.isnan(x1)), x2)
+
+
+@adjoint(np.fmod)
+def fmod(result, x1, x2):
+    d[x1] = unbroadcast(d[result], x1)
+    d[x2] = unbroadcast(-d[result] * np.trunc(x1 / x2), x2)
+
+
+@adjoint(np.hypot)
+def hypot(result, x1, x2):
+    d[x1] = unbroadcast(d[result] * x1 / result, x1)
+    d[x2] = unbroadcast(d[result] * x2 / result, x2)
+
+
+@adjoint(np.logaddexp)
+def logaddexp(result, x1, x2):
+    d[x1] = unbroadcast(d[result] * np.exp(x1 - result), x1)
+    d[x2] = unbroadcast(d[result] * np.exp(x2 - result), x2)
+
+
+@adjoint(np.logaddexp2)
+def logaddexp2(result, x1, x2):
+    d[x1] = unbroadcast(d[result] * np.exp2(x1 - result), x1)
+    d[x2] = unbroadcast(d[result] * np.exp2(x2 - result), x2)
 
 
 @adjoint(np.maximum)
@@ -122,11 +254,39 @@ def minimum(result, x1, x2):
     d[x2] = unbroadcast(d[result] * (x1 > x2), x2)
 
 
+@adjoint(np.mod)
+def mod(result, x1, x2):
+    d[x1] = unbroadcast(d[result], x1)
+    d[x2] = unbroadcast(-d[result] * np.floor_divide(x1, x2), x2)
+
+
+@adjoint(np.multiply)
+def multiply(result, x1, x2):
+    d[x1] = unbroadcast(d[result] * x2, x1)
+    d[x2] = unbroadcast(d[result] * x1, x2)
+
+
+@adjoint(np.power)
+def power(result, x1, x2):
+    d[x1] = unbroadcast(d[result] * x2 * x1 ** (x2 - 1), x1)
+    d[x2] = unbroadcast(d[result] * result * np.log(x1), x2)
+
+
+@adjoint(np.subtract)
+def subtract(result, x1, x2):
+    d[x1] = unbroadcast(d[result], x1)
+    d[x2] = unbroadcast(-d[result], x2)
+
+
+# ---- clipping and selection ------------------------------------------------
+
 @adjoint(np.clip)
-def clip(result, a, a_min=None, a_max=None):
-    d[a] = d[result] * (result == a)
+def clip(result, a, a_min=None, a_max=None, min=None, max=None):
+    d[a] = unbroadcast(d[result] * (result == a), a)
     d[a_min] = unbroadcast(d[result] * (a < a_min), a_min)
     d[a_max] = unbroadcast(d[result] * (a > a_max), a_max)
+    d[min] = unbroadcast(d[result] * (a < min), min)
+    d[max] = unbroadcast(d[result] * (a > max), max)
 
 
 @adjoint(np.where)
@@ -135,49 +295,84 @@ def where(result, condition, x, y):
     d[y] = unbroadcast(np.where(condition, 0.0, d[result]), y)
 
 
-# ---- reductions ------------------------------------------------------------
+# ---- complex numbers -------------------------------------------------------
+# For a real f of a complex z the adjoint of z is df/dRe z + i df/dIm z.
 
-@adjoint(np.sum)
-def sum(result, a, axis=None, keepdims=False):
-    d[a] = unreduce(d[result], a, axis, keepdims)
-
-
-@adjoint(np.mean)
-def mean(result, a, axis=None, keepdims=False):
-    d[a] = unreduce_mean(d[result], a, axis, keepdims)
+@adjoint(np.angle)
+def angle(result, z):
+    d[z] = cast_like(d[result] * 1j / np.conj(z), z)
 
 
-# ---- shape -----------------------------------------------------------------
-
-@adjoint(np.reshape)
-def reshape(result, a, shape):
-    d[a] = np.reshape(d[result], np.shape(a))
+@adjoint(np.conj)
+def conj(result, x):
+    d[x] = np.conj(d[result])
 
 
-@adjoint(np.transpose)
-def transpose(result, a, axes=None):
-    d[a] = np.transpose(d[result], inverse_permutation(axes))
+@adjoint(np.imag)
+def imag(result, val):
+    d[val] = cast_like(d[result] * 1j, val)
 
 
-# ---- linear algebra --------------------------------------------------------
-
-@adjoint(np.dot)
-def dot(result, a, b):
-    d[a] = grad_matmul_lhs(d[result], a, b)
-    d[b] = grad_matmul_rhs(d[result], a, b)
+@adjoint(np.real)
+def real(result, val):
+    d[val] = cast_like(d[result], val)
 
 
-@adjoint(np.matmul)
-def matmul(result, x1, x2):
-    d[x1] = grad_matmul_lhs(d[result], x1, x2)
-    d[x2] = grad_matmul_rhs(d[result], x1, x2)
+# ---- array construction ----------------------------------------------------
+
+@adjoint(np.array)
+def array(result, object, dtype=None, copy=True, order="K", ndmin=0):
+    d[object] = unarray(d[result], object, result)
+
+
+@adjoint(np.asarray)
+def asarray(result, a, dtype=None, order=None):
+    d[a] = unarray(d[result], a, result)
+
+
+if hasattr(np, "astype"):  # NumPy >= 2.1
+
+    @adjoint(np.astype)
+    def astype(result, x, dtype, copy=True):
+        d[x] = unarray(d[result], x, result)
+
+
+@adjoint(np.full)
+def full(result, shape, fill_value):
+    d[fill_value] = unbroadcast(d[result], fill_value)
+
+
+@adjoint(np.full_like)
+def full_like(result, a, fill_value):
+    d[fill_value] = unbroadcast(d[result], fill_value)
+
+
+@adjoint(np.linspace)
+def linspace(result, start, stop, num=50, endpoint=True, axis=0):
+    t = linspace_fraction(result, num, endpoint, axis)
+    d[start] = unbroadcast(np.sum(d[result] * (1.0 - t), axis), start)
+    d[stop] = unbroadcast(np.sum(d[result] * t, axis), stop)
 
 
 # ---- zero derivative -------------------------------------------------------
+# Piecewise-constant functions, predicates, index-valued functions and
+# constructors from shapes: their results are constants for differentiation.
 
 zero_derivative(
-    np.sign, np.floor, np.ceil, np.round, np.rint, np.trunc,
-    np.shape, np.ndim, np.size, np.zeros_like, np.ones_like,
-    np.equal, np.not_equal, np.less, np.less_equal, np.greater,
-    np.greater_equal,
+    # piecewise constant
+    np.ceil, np.fix, np.floor, np.floor_divide, np.rint, np.round, np.around,
+    np.sign, np.trunc,
+    # comparisons and predicates
+    np.all, np.allclose, np.any, np.array_equal, np.array_equiv, np.equal,
+    np.greater, np.greater_equal, np.iscomplex, np.iscomplexobj, np.isclose,
+    np.isfinite, np.isinf, np.isnan, np.isneginf, np.isposinf, np.isreal,
+    np.isscalar, np.less, np.less_equal, np.logical_and, np.logical_not,
+    np.logical_or, np.logical_xor, np.not_equal, np.signbit,
+    # indices and counts
+    np.argmax, np.argmin, np.argpartition, np.argsort, np.argwhere,
+    np.count_nonzero, np.flatnonzero, np.nonzero, np.searchsorted,
+    # shapes, types, and arrays made from shapes
+    np.empty, np.empty_like, np.eye, np.identity, np.ndim, np.ones,
+    np.ones_like, np.result_type, np.shape, np.size, np.tri, np.zeros,
+    np.zeros_like, np.arange,
 )

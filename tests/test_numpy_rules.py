@@ -18,6 +18,8 @@ seeded random points of the spec's domain, in float64 and in float32
 (where each gradient must also stay float32).
 """
 import importlib.util
+import math
+import operator
 import zlib
 
 import numpy as np
@@ -25,16 +27,19 @@ import pytest
 
 import tangent_ad as tad
 from tangent_ad.registry import REGISTRY
-from tangent_ad.runtime import appended, updated
 from tangent_ad.testing import check_grads, random_args
 
-from rule_specs import SPECS
+from rule_specs import NAMESPACE, SPECS
+
+special = getattr(NAMESPACE.get("scipy"), "special", None)
 
 MODULE_HEADER = '''\
 """Written by tests/test_numpy_rules.py: one function per rule spec."""
+import math
+
 import numpy as np
 from tangent_ad.runtime import appended, updated
-'''
+''' + ("import scipy.special\n" if "scipy" in NAMESPACE else "")
 
 
 def function_source(name, spec):
@@ -69,7 +74,7 @@ def sample(spec, dtype):
     args = [random_args([shape], dtype=dtype, seed=seed + n, low=low, high=high)[0]
             for n, (shape, (low, high))
             in enumerate(zip(spec.shapes.values(), spec.domains.values()))]
-    value = eval(spec.expr, {"np": np, "appended": appended, "updated": updated}, dict(zip(spec.shapes, args)))
+    value = eval(spec.expr, dict(NAMESPACE), dict(zip(spec.shapes, args)))
     (weight,) = random_args([np.shape(value)], dtype=dtype, seed=seed + len(args))
     return (*args, weight)
 
@@ -111,9 +116,12 @@ def test_rule_float32(spec, rule_functions):
 
 def describe(func):
     """How a registered function reads in a message: np.sum, operator.mul."""
-    module = getattr(func, "__module__", None)
-    module = {"_operator": "operator", "numpy": "np"}.get(module, module)
-    return f"{module}.{getattr(func, '__name__', repr(func))}"
+    name = getattr(func, "__name__", repr(func))
+    for prefix, module in [("np", np), ("np.linalg", np.linalg), ("math", math),
+                           ("operator", operator), ("scipy.special", special)]:
+        if getattr(module, name, None) is func:
+            return f"{prefix}.{name}"
+    return f"{getattr(func, '__module__', None)}.{name}"
 
 
 def test_every_registered_rule_has_a_spec():

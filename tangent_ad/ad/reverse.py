@@ -59,7 +59,7 @@ class _Reverse:
         params = [a.id for a in self.tree.args.args]
         saving.prepare_loops(body, self.ctx)
         self.pullbacks = calls.rewrite_calls(body[:-1], self.ctx, self.active)
-        self.structured = _maybe_containers(body)
+        self.structured = _maybe_containers(body, self.ctx)
         primal, self.plan = saving.primal_sweep(body[:-1], self.ctx, params)
         preamble = [assign(STACK, gast.List(elts=[], ctx=gast.Load()))]
         preamble += [assign(v, const(None)) for v in sorted(self.plan.undefined)]
@@ -271,12 +271,17 @@ class _Reverse:
         return call("reversed", items)
 
 
-def _maybe_containers(body):
+def _maybe_containers(body, ctx):
     """Names whose value may be a tuple, list or dict (indexed, unpacked,
-    built from a literal, appended to, or returned by a call): their
-    adjoints add up entry by entry, with `accumulate`, not with `+`."""
+    built from a literal, appended to, returned by a call, or passed to or
+    returned by a function declared ``structured``): their adjoints add up
+    entry by entry, with `accumulate`, not with `+`."""
     names = set()
     for node in gast.walk(gast.Module(body=body, type_ignores=[])):
+        if isinstance(node, gast.Assign) and isinstance(node.value, gast.Call) \
+                and REGISTRY.is_structured(ctx.resolved.get(node.value)):
+            names.update(n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+                         and n.id != STACK)
         if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name):
             names.add(node.value.id)
         elif isinstance(node, gast.Assign) and isinstance(

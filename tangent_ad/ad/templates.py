@@ -76,14 +76,24 @@ def _bind_to_signature(callee, args, keywords):
         signature = inspect.signature(callee)
     except (TypeError, ValueError):
         return None
+    starred = args[-1].value if args and isinstance(args[-1], gast.Starred) else None
+    if starred is not None:
+        args = args[:-1]
     try:
-        bound = signature.bind(*args, **{k.arg: k.value for k in keywords})
+        bound = signature.bind_partial(*args, **{k.arg: k.value for k in keywords}) \
+            if starred is not None else \
+            signature.bind(*args, **{k.arg: k.value for k in keywords})
     except TypeError:
         return None
     named = dict(bound.arguments)
     for param in signature.parameters.values():
         if param.kind is param.VAR_KEYWORD and param.name in named:
             named.update(named.pop(param.name))
+        if param.kind is param.VAR_POSITIONAL:
+            # f(x, *t): the tuple `t` of the remaining arguments, as one atom
+            named.pop(param.name, None)
+            if starred is not None:
+                named[param.name] = starred
     return named
 
 

@@ -20,6 +20,7 @@ a branch or loop keeps its name (the reverse pass saves its old values).
 from.
 """
 import copy
+import inspect
 import operator
 
 import gast
@@ -29,7 +30,7 @@ from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.naming import Namer
 from tangent_ad.frontend.methods import ATTRIBUTES, PACKED_ARGUMENTS, numpy_path
 from tangent_ad.nodes import assign, call, const, name, reads
-from tangent_ad.structures import appended, updated
+from tangent_ad.runtime.structures import appended, updated
 
 RUNTIME_NAMES = ("np", "bresult", "stack")
 _COMPOUND = (gast.If, gast.For, gast.While)
@@ -285,6 +286,18 @@ class _Normalizer:
             self.ctx.origin[reads_[-1]] = self.origin
         return name(index, store=True), self._resolved(call("range", count), range), reads_
 
+    def call_arguments(self, node):
+        """The arguments of a call as atoms; those that fill the callee's
+        ``*args`` are packed into one tuple, ``f(x, *t)``, so that its
+        derivative template sees them as one value with one adjoint."""
+        args = [self.atom(a) for a in node.args]
+        first = _first_variadic(self.ctx.resolved.get(node))
+        if first is None or len(args) <= first:
+            return args
+        packed = self.ctx.namer.fresh("t")
+        self.emit(assign(packed, gast.Tuple(elts=args[first:], ctx=gast.Load())))
+        return args[:first] + [gast.Starred(value=name(packed), ctx=gast.Load())]
+
     def numpy_call(self, func, args):
         """``np.<func>(*args)``, resolved to `func`."""
         self.ctx.namespace.setdefault("np", np)
@@ -386,7 +399,7 @@ class _Normalizer:
         elif isinstance(node, gast.Call):
             captured = getattr(resolved.get(node), "free", ())
             new = gast.Call(
-                func=node.func, args=[self.atom(a) for a in node.args] +
+                func=node.func, args=self.call_arguments(node) +
                 [self.atom(name(v)) for v in captured],
                 keywords=[gast.keyword(arg=k.arg, value=self.atom(k.value))
                           for k in node.keywords])
@@ -442,3 +455,17 @@ class _Renamer(gast.NodeTransformer):
             return gast.Name(id=self.renames[node.id], ctx=node.ctx,
                              annotation=None, type_comment=None)
         return node
+
+
+def _first_variadic(func):
+    """The position of `func`'s ``*args`` parameter, or None."""
+    if func is None or isinstance(func, type) or getattr(func, "free", None) is not None:
+        return None
+    try:
+        params = list(inspect.signature(func).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    for i, param in enumerate(params):
+        if param.kind is param.VAR_POSITIONAL:
+            return i
+    return None

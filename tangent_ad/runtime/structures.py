@@ -26,7 +26,7 @@ def zeros_like(x):
     if isinstance(x, dict):
         return {k: zeros_like(v) for k, v in x.items()}
     if isinstance(x, (tuple, list)):
-        return type(x)(zeros_like(v) for v in x)
+        return _rebuild(x, [zeros_like(v) for v in x])
     if isinstance(x, (float, int)) or x is None:
         return 0.0
     return np.zeros_like(x)
@@ -41,8 +41,19 @@ def accumulate(a, b):
     if isinstance(a, dict):
         return {k: accumulate(a[k], b[k]) for k in a}
     if isinstance(a, (tuple, list)):
-        return type(a)(accumulate(x, y) for x, y in zip(a, b))
+        return _rebuild(a, [accumulate(x, y) for x, y in zip(a, b)])
+    if a is None:
+        return b
+    if b is None:
+        return a
     return a + b
+
+
+def _rebuild(like, items):
+    """A tuple, list or named tuple (``eigh``'s result) of `like`'s type."""
+    if hasattr(like, "_fields"):
+        return type(like)(*items)
+    return type(like)(items)
 
 
 def unindex_container(g, x, index):

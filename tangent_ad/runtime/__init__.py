@@ -1,0 +1,26 @@
+"""The helpers that generated derivative code calls.
+
+Generated functions, and the files the command line writes, import these
+and nothing else from tangent_ad (``from tangent_ad.runtime import ...``),
+so this package depends on NumPy only. Each helper does one small piece of
+bookkeeping a reader can look up here:
+
+* ``core``: undoing broadcasting (``unbroadcast``), spreading a
+  reduction's adjoint back (``unreduce``), scattering an indexing's adjoint
+  back (``unindex``), and the scalar-output check;
+* ``structures``: adjoints of tuples, lists and dicts, and the functional
+  forms of ``append`` and item assignment;
+* ``reductions``, ``shapes``, ``linalg``: the helpers of the NumPy rules,
+  one per function whose adjoint is more than a line of NumPy: ``unX``
+  undoes the data movement of ``np.X``, ``grad_X`` is the adjoint of an
+  operand of a product or a decomposition.
+"""
+from tangent_ad.runtime import core, linalg, reductions, shapes, structures
+from tangent_ad.runtime.core import *  # noqa: F401,F403
+from tangent_ad.runtime.linalg import *  # noqa: F401,F403
+from tangent_ad.runtime.reductions import *  # noqa: F401,F403
+from tangent_ad.runtime.shapes import *  # noqa: F401,F403
+from tangent_ad.runtime.structures import *  # noqa: F401,F403
+
+MODULES = (core, structures, reductions, shapes, linalg)
+__all__ = [name for module in MODULES for name in module.__all__]

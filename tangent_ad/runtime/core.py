@@ -1,0 +1,165 @@
+"""The core runtime helpers: broadcasting, reductions, indexing, checks.
+
+Every derivative uses some of these: ``unbroadcast`` sums an adjoint back
+to its operand's shape, ``unreduce`` spreads a reduction's adjoint over the
+reduced axes, ``unindex`` scatters an indexing's adjoint back.
+"""
+import numpy as np
+
+from tangent_ad.errors import NonScalarOutputError
+from tangent_ad.runtime.structures import unindex_container
+
+__all__ = ["ensure_scalar", "unbroadcast", "unreduce", "unreduce_mean", "unindex", "inverse_permutation", "cast_like", "dsinc", "digamma"]
+
+
+def ensure_scalar(value):
+    """Raise NonScalarOutputError unless `value` is a scalar (size 1).
+
+    A gradient is defined for scalar outputs only; seeding a larger output
+    with 1.0 would silently differentiate its sum.
+    """
+    if np.size(value) != 1:
+        raise NonScalarOutputError(
+            f"grad needs a function with a scalar output, but it returned a "
+            f"value of shape {np.shape(value)}")
+
+
+def _like(g, x):
+    """Return `g` as a value of `x`'s kind: a Python float for a Python
+    number, otherwise an array (or NumPy scalar) of `x`'s dtype."""
+    if isinstance(x, (float, int)) and not isinstance(x, bool):
+        return float(g) if np.ndim(g) == 0 else g
+    dtype = getattr(x, "dtype", None)
+    if dtype is not None and getattr(g, "dtype", dtype) != dtype and \
+            np.issubdtype(dtype, np.inexact):
+        return np.asarray(g).astype(dtype, copy=False).reshape(np.shape(x))
+    return g
+
+
+def _axes(axis, ndim):
+    """`axis` (None, an int or a tuple) as a tuple of non-negative axes."""
+    if axis is None:
+        return tuple(range(ndim))
+    return tuple(a % ndim for a in ((axis,) if np.ndim(axis) == 0 else axis))
+
+
+def unbroadcast(g, x):
+    """Sum the adjoint `g` over the axes along which `x` was broadcast.
+
+    >>> unbroadcast(np.ones((3, 2)), np.zeros((1, 2)))
+    array([[3., 3.]])
+    """
+    shape = np.shape(x)
+    gshape = np.shape(g)
+    if gshape != shape:
+        lead = len(gshape) - len(shape)
+        axes = tuple(range(lead)) + tuple(
+            lead + i for i, n in enumerate(shape)
+            if n == 1 and gshape[lead + i] != 1)
+        g = np.reshape(np.sum(g, axis=axes), shape)
+    return _like(g, x)
+
+
+def unreduce(g, x, axis=None, keepdims=False):
+    """Spread the adjoint `g` of a reduction of `x` back to `x`'s shape.
+
+    >>> unreduce(np.array([1., 2.]), np.zeros((2, 3)), axis=1)
+    array([[1., 1., 1.],
+           [2., 2., 2.]])
+    """
+    shape = np.shape(x)
+    if axis is not None and not keepdims:
+        axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+        g = np.expand_dims(g, tuple(a % len(shape) for a in axes))
+    return _like(np.broadcast_to(g, shape), x)
+
+
+def unreduce_mean(g, x, axis=None, keepdims=False):
+    """Spread the adjoint `g` of a mean of `x` back over `x`'s shape.
+
+    >>> unreduce_mean(6.0, np.zeros(3))
+    array([2., 2., 2.])
+    """
+    count = np.size(x) // max(np.size(g), 1) if axis is not None else np.size(x)
+    return unreduce(g / count, x, axis, keepdims)
+
+
+def unindex(g, x, index):
+    """The adjoint of `x[index]`: zeros shaped like `x`, with `g` added at
+    `index` (repeated fancy indices add up).
+
+    >>> unindex(np.ones(2), np.zeros(4), slice(1, 3))
+    array([0., 1., 1., 0.])
+    """
+    if isinstance(x, (tuple, list, dict)):
+        return unindex_container(g, x, index)
+    z = np.zeros_like(x)
+    if _is_basic_index(index):
+        z[index] = g
+    else:
+        np.add.at(z, index, g)
+    return z
+
+
+def _is_basic_index(index):
+    items = index if isinstance(index, tuple) else (index,)
+    return all(isinstance(i, (int, np.integer, slice, type(None), type(Ellipsis)))
+               for i in items)
+
+
+def inverse_permutation(axes):
+    """The axes that undo `np.transpose(x, axes)`; None stays None."""
+    if axes is None:
+        return None
+    return tuple(int(i) for i in np.argsort([a % len(axes) for a in axes]))
+
+
+def cast_like(g, x):
+    """`g` as an adjoint of `x`: a float for a Python float, else `x`'s dtype.
+
+    A real adjoint of a complex `x` becomes complex; a complex adjoint of
+    a real `x` keeps its real part (the imaginary part has no direction
+    in which `x` can move).
+
+    >>> cast_like(np.array([1.5 + 2j]), np.zeros(1))
+    array([1.5])
+    >>> cast_like(np.ones(2, np.float32), np.zeros(2, np.complex64)).dtype
+    dtype('complex64')
+    """
+    if np.iscomplexobj(g) and not np.iscomplexobj(x):
+        g = np.real(g)
+    return _like(g, x)
+
+
+def dsinc(x):
+    """The slope of ``np.sinc`` at `x`: (cos(pi x) - sinc(x)) / x, 0 at 0.
+
+    >>> dsinc(np.array([0.0, 0.5, 1.0]))
+    array([ 0.        , -1.27323954, -1.        ])
+    """
+    safe = np.where(x == 0, 1.0, x)
+    slope = (np.cos(np.pi * safe) - np.sinc(safe)) / safe
+    return _like(np.where(x == 0, 0.0, slope), x)
+
+
+def digamma(x):
+    """The digamma function psi = (log gamma)', in NumPy alone.
+
+    The recurrence psi(x) = psi(x + 6) - sum 1/(x + k) moves `x` where
+    the asymptotic series is accurate to about 1e-11; the reflection
+    formula handles x < 1/2.
+
+    >>> float(np.round(digamma(1.0), 10))  # minus the Euler-Mascheroni constant
+    -0.5772156649
+    """
+    z = np.asarray(x, dtype=np.float64)
+    reflect = z < 0.5
+    y = np.where(reflect, 1.0 - z, z)
+    shift = sum(1.0 / (y + k) for k in range(6))
+    y = y + 6.0
+    inv2 = 1.0 / (y * y)
+    series = inv2 * (1 / 12 - inv2 * (1 / 120 - inv2 * (1 / 252 - inv2 * (
+        1 / 240 - inv2 * (1 / 132)))))
+    psi = np.log(y) - 0.5 / y - series - shift
+    psi = np.where(reflect, psi - np.pi / np.tan(np.pi * z), psi)
+    return _like(psi if np.ndim(x) else psi[()], x)

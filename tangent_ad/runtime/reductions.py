@@ -1,0 +1,131 @@
+"""Runtime helpers of the reduction rules (templates/numpy_reductions.py):
+max/min, var/std, cumulative sums, norms, median."""
+import numpy as np
+
+from tangent_ad.runtime.core import _axes, _like, unreduce
+
+__all__ = ["unreduce_max", "unreduce_var", "uncumsum", "grad_norm", "undiff", "unreduce_median"]
+
+
+def unreduce_max(g, result, x, axis=None, keepdims=False):
+    """Route the adjoint `g` of a max (or min) `result` of `x` to the
+    elements of `x` equal to it, shared equally between ties.
+
+    >>> unreduce_max(1.0, 3.0, np.array([3.0, 1.0, 3.0]))
+    array([0.5, 0. , 0.5])
+    """
+    hits = x == unreduce(result, x, axis, keepdims)
+    share = hits / np.sum(hits, axis=axis, keepdims=True)
+    return _like(unreduce(g, x, axis, keepdims) * share, x)
+
+
+def unreduce_var(g, x, axis=None, ddof=0, keepdims=False):
+    """Spread the adjoint `g` of ``np.var(x, axis, ddof=ddof)`` over `x`:
+    each element gets g * 2 (x - mean) / (n - ddof).
+
+    >>> unreduce_var(1.0, np.array([1.0, 3.0]))
+    array([-1.,  1.])
+    """
+    count = int(np.prod([np.shape(x)[a] for a in _axes(axis, np.ndim(x))]))
+    centered = x - np.mean(x, axis=axis, keepdims=True)
+    return _like(unreduce(g, x, axis, keepdims) * 2.0 * centered / (count - ddof), x)
+
+
+def uncumsum(g, x, axis=None):
+    """Adjoint of ``np.cumsum(x, axis)``: `g` summed from the end.
+
+    >>> uncumsum(np.array([1.0, 2.0, 3.0]), np.zeros(3))
+    array([6., 5., 3.])
+    """
+    if axis is None:
+        g, axis = np.ravel(g), 0
+    total = np.flip(np.cumsum(np.flip(g, axis), axis), axis)
+    return _like(np.reshape(total, np.shape(x)), x)
+
+
+def grad_norm(g, result, x, ord=None, axis=None, keepdims=False):
+    """Adjoint of ``np.linalg.norm(x, ord, axis, keepdims)``.
+
+    Vector norms: any ord (the max/min element for +-inf, shared among
+    ties). Matrix norms: 'fro', 'nuc', 1, -1, inf, -inf (the extreme
+    column or row sum) and 2, -2 (the extreme singular pair).
+
+    >>> grad_norm(1.0, 5.0, np.array([3.0, 4.0]))
+    array([0.6, 0.8])
+    """
+    axes = _axes(axis, np.ndim(x))
+    if not keepdims:
+        g, result = np.expand_dims(g, axes), np.expand_dims(result, axes)
+    if ord is None or ord == "fro" or (ord == 2 and len(axes) == 1):
+        slope = x / result
+    elif len(axes) == 1:
+        slope = _vector_norm_slope(x, result, ord, axes[0])
+    else:
+        slope = _matrix_norm_slope(x, ord, axes)
+    return _like(g * slope, x)
+
+
+def _share_of_extreme(values, extreme, axis):
+    hits = values == extreme
+    return hits / np.sum(hits, axis=axis, keepdims=True)
+
+
+def _vector_norm_slope(x, result, ord, axis):
+    if ord == 0:
+        return np.zeros_like(x)
+    if np.isinf(ord):
+        return np.sign(x) * _share_of_extreme(np.abs(x), result, axis)
+    return np.sign(x) * (np.abs(x) / result) ** (ord - 1)
+
+
+def _matrix_norm_slope(x, ord, axes):
+    y = np.moveaxis(x, axes, (-2, -1))
+    if ord in (1, -1, np.inf, -np.inf):
+        along = -2 if ord in (1, -1) else -1  # column sums for 1, row sums for inf
+        sums = np.sum(np.abs(y), axis=along, keepdims=True)
+        pick = np.max if ord > 0 else np.min
+        extreme = pick(sums, axis=-1 if along == -2 else -2, keepdims=True)
+        slope = np.sign(y) * _share_of_extreme(sums, extreme, -1 if along == -2 else -2)
+    else:
+        u, _, vh = np.linalg.svd(y, full_matrices=False)
+        if ord == "nuc":
+            slope = np.matmul(u, vh)
+        else:
+            k = 0 if ord == 2 else -1  # the largest or the smallest singular value
+            slope = u[..., :, k:k + 1 or None] * vh[..., k:k + 1 or None, :]
+    return np.moveaxis(slope, (-2, -1), axes)
+
+
+def undiff(g, n=1, axis=-1):
+    """Adjoint of ``np.diff(x, n, axis)``: minus the difference of `g`
+    padded with a zero at both ends, `n` times.
+
+    >>> undiff(np.array([1.0, 2.0]), n=1)
+    array([-1., -1.,  2.])
+    """
+    zero = np.zeros((), dtype=np.result_type(g))
+    for _ in range(n):
+        g = -np.diff(g, axis=axis, prepend=zero, append=zero)
+    return g
+
+
+def unreduce_median(g, x, axis=None, keepdims=False):
+    """Adjoint of ``np.median(x, axis)``: `g` to the middle element, or
+    half of it to each of the two middle elements of an even count.
+
+    >>> unreduce_median(1.0, np.array([4.0, 1.0, 3.0, 2.0]))
+    array([0. , 0. , 0.5, 0.5])
+    """
+    flat = axis is None
+    values = np.ravel(x) if flat else np.moveaxis(x, axis, -1)
+    n = np.shape(values)[-1]
+    order = np.argsort(values, axis=-1)
+    g = unreduce(g, x, axis, keepdims)
+    g = np.ravel(g)[:1] if flat else np.moveaxis(g, axis, -1)[..., :1]
+    out = np.zeros(np.shape(values), dtype=np.result_type(g))
+    for k in {(n - 1) // 2, n // 2}:
+        np.put_along_axis(out, order[..., k:k + 1],
+                          np.take_along_axis(out, order[..., k:k + 1], -1)
+                          + g / (2 if n % 2 == 0 else 1), -1)
+    out = np.reshape(out, np.shape(x)) if flat else np.moveaxis(out, -1, axis)
+    return _like(out, x)

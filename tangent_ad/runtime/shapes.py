@@ -1,0 +1,214 @@
+"""Runtime helpers of the shape rules (templates/numpy_shape.py): each
+``unX`` undoes the data movement of ``np.X`` for the adjoint."""
+import numpy as np
+
+from tangent_ad.runtime.core import _like, cast_like
+
+__all__ = ["unatleast", "unconcatenate", "unstack", "untile", "unrepeat", "unpad", "undiagonal", "undiag", "untake", "untake_along_axis", "unarray", "unsort", "unrollaxis", "linspace_fraction"]
+
+
+def unconcatenate(g, arrays, axis=0):
+    """Adjoint of a concatenation of `arrays` along `axis` (also of
+    ``vstack``, ``hstack``, ``dstack`` and ``column_stack``, which first
+    promote their inputs): `g` cut into one piece per array, each piece
+    in its array's shape.
+
+    >>> unconcatenate(np.arange(5.0), (np.zeros(2), np.zeros(3)))
+    [array([0., 1.]), array([2., 3., 4.])]
+    """
+    axis = 0 if axis is None else axis  # axis=None concatenates flattened arrays
+    across = max(np.size(g) // max(np.shape(g)[axis], 1), 1)
+    ends = np.cumsum([np.size(a) // across for a in arrays])[:-1]
+    return [_like(np.reshape(piece, np.shape(a)), a)
+            for piece, a in zip(np.split(g, ends, axis), arrays)]
+
+
+def unstack(g, arrays, axis=0):
+    """Adjoint of ``np.stack(arrays, axis)``: the slices of `g` along `axis`.
+
+    >>> unstack(np.array([[1.0, 2.0], [3.0, 4.0]]), (np.zeros(2), np.zeros(2)), axis=1)
+    [array([1., 3.]), array([2., 4.])]
+    """
+    return [_like(np.take(g, i, axis), a) for i, a in enumerate(arrays)]
+
+
+def untile(g, x, reps):
+    """Adjoint of ``np.tile(x, reps)``: the sum of the tiles of `g`.
+
+    >>> untile(np.arange(6.0), np.zeros(2), 3)
+    array([6., 9.])
+    """
+    reps = (reps,) if np.ndim(reps) == 0 else tuple(reps)
+    n = max(np.ndim(x), len(reps))
+    shape = (1,) * (n - np.ndim(x)) + np.shape(x)
+    reps = (1,) * (n - len(reps)) + reps
+    blocks = np.reshape(g, [k for pair in zip(reps, shape) for k in pair])
+    return _like(np.reshape(np.sum(blocks, axis=tuple(range(0, 2 * n, 2))),
+                            np.shape(x)), x)
+
+
+def unrepeat(g, x, repeats, axis=None):
+    """Adjoint of ``np.repeat(x, repeats, axis)``: each run of copies summed.
+
+    >>> unrepeat(np.arange(5.0), np.zeros(3), (2, 0, 3))
+    array([1., 0., 9.])
+    """
+    source = np.ravel(x) if axis is None else x
+    axis = 0 if axis is None else axis % np.ndim(x)
+    n = np.shape(source)[axis]
+    runs = np.moveaxis(g, axis, 0)
+    total = np.zeros((n,) + np.shape(runs)[1:], dtype=np.result_type(g))
+    np.add.at(total, np.repeat(np.arange(n), repeats), runs)
+    return _like(np.reshape(np.moveaxis(total, 0, axis), np.shape(x)), x)
+
+
+def unpad(g, pad_width, mode="constant"):
+    """Adjoint of ``np.pad(x, pad_width)`` in constant mode: `g` without
+    the padding.
+
+    >>> unpad(np.arange(6.0), (1, 2))
+    array([1., 2., 3.])
+    """
+    if mode != "constant":
+        raise NotImplementedError(
+            f"tangent_ad differentiates np.pad only in mode='constant', not {mode!r}")
+    width = np.broadcast_to(np.asarray(pad_width), (np.ndim(g), 2))
+    return g[tuple(slice(int(before), n - int(after))
+                   for (before, after), n in zip(width, np.shape(g)))]
+
+
+def undiagonal(g, x, offset=0, axis1=0, axis2=1):
+    """Adjoint of ``np.diagonal(x, offset, axis1, axis2)``: zeros shaped
+    like `x` with `g` (or anything that broadcasts to the diagonal, such
+    as the adjoint of a trace with an axis added) on the diagonal.
+
+    >>> undiagonal(np.array([1.0, 2.0]), np.zeros((2, 3)), offset=1)
+    array([[0., 1., 0.],
+           [0., 0., 2.]])
+    """
+    out = np.zeros(np.shape(x), dtype=np.result_type(g))
+    n = np.shape(np.diagonal(out, offset, axis1, axis2))[-1]
+    i = np.arange(n)
+    rows, cols = (i, i + offset) if offset >= 0 else (i - offset, i)
+    np.moveaxis(out, (axis1, axis2), (-2, -1))[..., rows, cols] = g
+    return _like(out, x)
+
+
+def undiag(g, v, k=0):
+    """Adjoint of ``np.diag(v, k)``: the k-th diagonal of `g` for a vector
+    `v`, `g` placed on that diagonal for a matrix `v`.
+
+    >>> undiag(np.array([[1.0, 2.0], [3.0, 4.0]]), np.zeros(2))
+    array([1., 4.])
+    """
+    if np.ndim(v) == 1:
+        return _like(np.diagonal(g, k), v)
+    return undiagonal(g, v, k)
+
+
+def untake(g, a, indices, axis=None, mode="raise"):
+    """Adjoint of ``np.take(a, indices, axis, mode=mode)``: `g` added at
+    the indices it was taken from (repeated indices accumulate).
+
+    >>> untake(np.array([1.0, 2.0, 3.0]), np.zeros(3), (0, 2, 2))
+    array([1., 0., 5.])
+    """
+    n = np.size(a) if axis is None else np.shape(a)[axis]
+    indices = np.asarray(indices)
+    if mode == "wrap":
+        indices = indices % n
+    elif mode == "clip":
+        indices = np.clip(indices, 0, n - 1)
+    out = np.zeros(np.size(a) if axis is None else np.shape(a), dtype=np.result_type(g))
+    where = indices if axis is None else (slice(None),) * (axis % np.ndim(a)) + (indices,)
+    np.add.at(out, where, g)
+    return _like(np.reshape(out, np.shape(a)), a)
+
+
+def untake_along_axis(g, arr, indices, axis=-1):
+    """Adjoint of ``np.take_along_axis(arr, indices, axis)`` (and of a
+    sort, with the sorting indices): `g` added where it was taken from.
+
+    >>> untake_along_axis(np.array([[1.0, 2.0]]), np.zeros((1, 3)), np.array([[2, 0]]), 1)
+    array([[2., 0., 1.]])
+    """
+    if axis is None:
+        return untake(np.ravel(g), arr, np.ravel(indices))
+    out = np.zeros(np.shape(arr), dtype=np.result_type(g))
+    where = list(np.indices(np.shape(g), sparse=True))
+    where[axis] = indices
+    np.add.at(out, tuple(where), g)
+    return _like(out, arr)
+
+
+def unarray(g, x, result):
+    """Adjoint of ``result = np.array(x)`` (or ``np.asarray``, ``np.astype``):
+    `g` in the form of `x`, a list for each (nested) list or tuple; zero
+    when `result` has an integer or boolean dtype, which cannot vary.
+
+    >>> g = np.array([[1.0, 2.0], [3.0, 4.0]])
+    >>> unarray(g, ([0.0, 0.0], np.zeros(2)), g)
+    [[1.0, 2.0], array([3., 4.])]
+    >>> unarray(np.ones(2), np.ones(2), np.ones(2, dtype=int))
+    array([0., 0.])
+    """
+    if not np.issubdtype(np.result_type(result), np.inexact):
+        g = np.zeros(np.shape(result))
+    if isinstance(x, (list, tuple)):
+        return [unarray(piece, item, piece) for piece, item in zip(g, x)]
+    return cast_like(np.reshape(g, np.shape(x)), x)
+
+
+def unsort(g, x, result, axis=-1):
+    """Adjoint of a reordering of `x` along `axis` (``np.sort``,
+    ``np.partition``): the k-th smallest element of `x` gets the adjoint
+    of the k-th smallest element of `result`.
+
+    >>> unsort(np.array([10.0, 20.0, 30.0]), np.array([3.0, 1.0, 2.0]),
+    ...        np.array([1.0, 2.0, 3.0]))
+    array([30., 10., 20.])
+    """
+    ranked = np.take_along_axis(np.ravel(g) if axis is None else g,
+                                np.argsort(result, axis=axis), axis=axis)
+    return untake_along_axis(ranked, x, np.argsort(x, axis=axis), axis)
+
+
+def unrollaxis(g, x, axis, start=0):
+    """Adjoint of ``np.rollaxis(x, axis, start)``: the axes put back.
+
+    >>> unrollaxis(np.zeros((4, 2, 3)), np.zeros((2, 3, 4)), 2).shape
+    (2, 3, 4)
+    """
+    n = np.ndim(x)
+    axis, start = axis % n, start + n if start < 0 else start
+    order = list(range(n))
+    order.insert(start - 1 if axis < start else start, order.pop(axis))
+    return np.transpose(g, np.argsort(order))
+
+
+def linspace_fraction(result, num, endpoint=True, axis=0):
+    """Where each sample of ``np.linspace(start, stop, num, endpoint,
+    axis=axis)`` lies between start (0) and stop (1), shaped to broadcast
+    against the result.
+
+    >>> linspace_fraction(np.zeros((3, 2)), 3, axis=0)
+    array([[0. ],
+           [0.5],
+           [1. ]])
+    """
+    t = np.linspace(0.0, 1.0, num, endpoint)
+    shape = [1] * np.ndim(result)
+    shape[axis] = num
+    return np.reshape(t, shape)
+
+
+def unatleast(g, arys):
+    """Adjoints of the arrays in ``np.atleast_Nd(*arys)``: each reshaped
+    back; one array gives one adjoint, several a list (as the result).
+
+    >>> unatleast(np.ones((1, 2)), (np.zeros(2),))
+    (array([1., 1.]),)
+    """
+    if len(arys) == 1:
+        return (_like(np.reshape(g, np.shape(arys[0])), arys[0]),)
+    return tuple(_like(np.reshape(gi, np.shape(a)), a) for gi, a in zip(g, arys))

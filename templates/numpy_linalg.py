@@ -1,0 +1,111 @@
+"""Reverse-mode rules for NumPy's products and ``np.linalg``.
+
+Products contract the adjoint of the result with the other operand
+(``grad_tensordot_lhs`` and friends in ``tangent_ad.runtime`` handle every
+rank). Decompositions follow the matrix identities, e.g. the adjoint of
+``inv(a)`` is ``-inv(a).T @ g @ inv(a).T``; those of symmetric
+matrices (``cholesky``, ``eigh``) are made symmetric, since only the
+symmetric part of a perturbation keeps the input valid.
+"""
+import numpy as np
+
+from tangent_ad.registry import adjoint
+from tangent_ad.runtime import (
+    grad_cholesky, grad_dot_lhs, grad_dot_rhs, grad_eigh, grad_einsum,
+    grad_kron_lhs, grad_kron_rhs, grad_matmul_lhs, grad_matmul_rhs,
+    grad_solve_lhs, grad_solve_rhs, grad_tensordot_lhs, grad_tensordot_rhs,
+    matrix_transpose, unbroadcast)
+
+d = None  # d[x] is the adjoint of x; templates are parsed, never run
+
+
+# ---- products --------------------------------------------------------------
+
+@adjoint(np.cross)
+def cross(result, a, b, axis=None):
+    d[a] = unbroadcast(np.cross(b, d[result], axis=axis), a)
+    d[b] = unbroadcast(np.cross(d[result], a, axis=axis), b)
+
+
+@adjoint(np.dot)
+def dot(result, a, b):
+    d[a] = grad_dot_lhs(d[result], a, b)
+    d[b] = grad_dot_rhs(d[result], a, b)
+
+
+@adjoint(np.einsum)
+def einsum(result, operands):
+    d[operands] = grad_einsum(d[result], operands)
+
+
+@adjoint(np.inner)
+def inner(result, a, b):
+    d[a] = grad_tensordot_lhs(d[result], a, b, ((-1,), (-1,)))
+    d[b] = grad_tensordot_rhs(d[result], a, b, ((-1,), (-1,)))
+
+
+@adjoint(np.kron)
+def kron(result, a, b):
+    d[a] = grad_kron_lhs(d[result], a, b)
+    d[b] = grad_kron_rhs(d[result], a, b)
+
+
+@adjoint(np.matmul)
+def matmul(result, x1, x2):
+    d[x1] = grad_matmul_lhs(d[result], x1, x2)
+    d[x2] = grad_matmul_rhs(d[result], x1, x2)
+
+
+@adjoint(np.outer)
+def outer(result, a, b):
+    d[a] = np.reshape(np.dot(d[result], np.ravel(b)), np.shape(a))
+    d[b] = np.reshape(np.dot(np.ravel(a), d[result]), np.shape(b))
+
+
+@adjoint(np.tensordot)
+def tensordot(result, a, b, axes=2):
+    d[a] = grad_tensordot_lhs(d[result], a, b, axes)
+    d[b] = grad_tensordot_rhs(d[result], a, b, axes)
+
+
+@adjoint(np.vdot)
+def vdot(result, a, b):
+    d[a] = np.reshape(np.conj(d[result]) * b, np.shape(a))
+    d[b] = np.reshape(d[result] * a, np.shape(b))
+
+
+# ---- np.linalg -------------------------------------------------------------
+
+@adjoint(np.linalg.cholesky)
+def cholesky(result, a, upper=False):
+    d[a] = grad_cholesky(d[result], result, upper)
+
+
+@adjoint(np.linalg.det)
+def det(result, a):
+    d[a] = np.expand_dims(d[result] * result, (-2, -1)) * \
+        matrix_transpose(np.linalg.inv(a))
+
+
+@adjoint(np.linalg.eigh)
+def eigh(result, a, UPLO="L"):
+    """Needs distinct eigenvalues. Not usable yet: indexing the result fails."""
+    d[a] = grad_eigh(d[result], result)
+
+
+@adjoint(np.linalg.inv)
+def inv(result, a):
+    d[a] = -matrix_transpose(result) @ d[result] @ matrix_transpose(result)
+
+
+@adjoint(np.linalg.slogdet)
+def slogdet(result, a):
+    """Not usable yet: indexing the result fails."""
+    d[a] = np.expand_dims(d[result][1], (-2, -1)) * matrix_transpose(np.linalg.inv(a))
+
+
+@adjoint(np.linalg.solve)
+def solve(result, a, b):
+    gb = grad_solve_rhs(d[result], a, result)
+    d[a] = grad_solve_lhs(gb, a, result)
+    d[b] = unbroadcast(gb, b)

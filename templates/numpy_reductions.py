@@ -1,0 +1,106 @@
+"""Reverse-mode rules for NumPy's reductions and scans.
+
+A reduction's adjoint is spread back over the reduced axes
+(``unreduce``, which also undoes ``keepdims=False``) and weighted by the
+slope of the reduction: 1 for a sum, 1/n for a mean, 2 (x - mean) / (n -
+ddof) for a variance, the indicator of the extreme elements for a max.
+"""
+import numpy as np
+
+from tangent_ad.registry import adjoint
+from tangent_ad.runtime import (
+    grad_norm, uncumsum, undiff, unreduce, unreduce_max, unreduce_mean,
+    unreduce_median, unreduce_var)
+
+d = None  # d[x] is the adjoint of x; templates are parsed, never run
+
+
+# ---- reductions ------------------------------------------------------------
+
+@adjoint(np.average)
+def average(result, a, axis=None, keepdims=False):
+    d[a] = unreduce_mean(d[result], a, axis, keepdims)
+
+
+@adjoint(np.cumprod)
+def cumprod(result, a, axis=None):
+    """Divides by the input: undefined where an element is zero."""
+    d[a] = uncumsum(d[result] * result, a, axis) / a
+
+
+@adjoint(np.cumsum)
+def cumsum(result, a, axis=None):
+    d[a] = uncumsum(d[result], a, axis)
+
+
+@adjoint(np.diff)
+def diff(result, a, n=1, axis=-1):
+    d[a] = undiff(d[result], n, axis)
+
+
+@adjoint(np.linalg.norm)
+def norm(result, x, ord=None, axis=None, keepdims=False):
+    """Vector norms of any order, matrix norms 'fro', 'nuc', 1, 2, inf."""
+    d[x] = grad_norm(d[result], result, x, ord, axis, keepdims)
+
+
+@adjoint(np.max)
+@adjoint(np.amax)
+@adjoint(np.min)
+@adjoint(np.amin)
+def max(result, a, axis=None, keepdims=False):
+    """Ties share the adjoint equally."""
+    d[a] = unreduce_max(d[result], result, a, axis, keepdims)
+
+
+@adjoint(np.mean)
+def mean(result, a, axis=None, keepdims=False):
+    d[a] = unreduce_mean(d[result], a, axis, keepdims)
+
+
+@adjoint(np.median)
+def median(result, a, axis=None, keepdims=False):
+    """The middle element, or the two middle ones, gets the adjoint."""
+    d[a] = unreduce_median(d[result], a, axis, keepdims)
+
+
+@adjoint(np.nanmean)
+def nanmean(result, a, axis=None, keepdims=False):
+    """NaN elements get a zero adjoint."""
+    d[a] = unreduce(d[result] / np.sum(~np.isnan(a), axis, keepdims=keepdims), a, axis,
+                    keepdims) * ~np.isnan(a)
+
+
+@adjoint(np.nansum)
+def nansum(result, a, axis=None, keepdims=False):
+    """NaN elements get a zero adjoint."""
+    d[a] = unreduce(d[result], a, axis, keepdims) * ~np.isnan(a)
+
+
+@adjoint(np.prod)
+def prod(result, a, axis=None, keepdims=False):
+    """Divides by the input: undefined where an element is zero."""
+    d[a] = unreduce(d[result] * result, a, axis, keepdims) / a
+
+
+@adjoint(np.ptp)
+def ptp(result, a, axis=None, keepdims=False):
+    top = np.max(a, axis, keepdims=keepdims)
+    bottom = np.min(a, axis, keepdims=keepdims)
+    d[a] = unreduce_max(d[result], top, a, axis, keepdims) - \
+        unreduce_max(d[result], bottom, a, axis, keepdims)
+
+
+@adjoint(np.std)
+def std(result, a, axis=None, ddof=0, keepdims=False):
+    d[a] = unreduce_var(d[result] * 0.5 / result, a, axis, ddof, keepdims)
+
+
+@adjoint(np.sum)
+def sum(result, a, axis=None, keepdims=False):
+    d[a] = unreduce(d[result], a, axis, keepdims)
+
+
+@adjoint(np.var)
+def var(result, a, axis=None, ddof=0, keepdims=False):
+    d[a] = unreduce_var(d[result], a, axis, ddof, keepdims)
