@@ -1,0 +1,24 @@
+"""Benchmark workloads: one small module per function differentiated.
+
+Every module defines the same names, read by ``benchmarks/harness.py``:
+
+``TITLE``                 row label in the table
+``SIZES``, ``QUICK_SIZES`` the size parameter of each row (full / ``--quick``)
+``SMALL``                 a small size for the smoke test
+``WRT``                   positions of the arguments to differentiate
+``loss``                  the primal, plain Python + NumPy, as given to tangent_ad
+``grad_by_hand``          the hand-written NumPy gradient (a tuple, in WRT order)
+``make_inputs(size, rng)`` the arguments of ``loss``
+``for_autograd()``        ``loss`` written with ``autograd.numpy``
+``for_torch(torch)``      ``loss`` written with torch operations
+``for_jax(jnp, lax)``     ``(loss, jit_loss, rewritten)``: the loss for ``jax.grad``,
+                          the one to put under ``jax.jit(jax.grad(...))`` and
+                          whether that one is a ``lax`` rewrite (marked ``*``)
+
+Modules import only NumPy at the top, so the peers stay optional; each
+peer's variant imports its library when asked for.
+"""
+from . import logreg, loop, mlp, ode, rnn, tree
+
+ALL = (mlp, loop, rnn, logreg, ode, tree)
+BY_NAME = {m.__name__.rsplit(".", 1)[-1]: m for m in ALL}
