@@ -10,12 +10,15 @@ transformation, with derivatives you can read.
 from tangent_ad.api import autodiff, grad, show_source, value_and_grad
 from tangent_ad.errors import (
     InternalError, NoDerivativeError, NonScalarOutputError, SourceUnavailableError,
-    TangentADError, UnsupportedSyntaxError)
-from tangent_ad.registry import adjoint
+    TangentADError, TemplateError, UnsupportedSyntaxError)
+from tangent_ad.hooks import checkpoint, insert_grad_code, stop_gradient
+from tangent_ad.registry import adjoint, tangent
 
 __all__ = [
-    "grad", "value_and_grad", "autodiff", "show_source", "adjoint",
+    "grad", "value_and_grad", "autodiff", "show_source", "adjoint", "tangent",
+    "insert_grad_code", "stop_gradient", "checkpoint",
     "TangentADError", "UnsupportedSyntaxError", "NoDerivativeError",
-    "SourceUnavailableError", "NonScalarOutputError", "InternalError",
+    "SourceUnavailableError", "NonScalarOutputError", "TemplateError",
+    "InternalError",
 ]
 __version__ = "0.1.0"

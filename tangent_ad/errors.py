@@ -79,6 +79,17 @@ class NonScalarOutputError(TangentADError):
                     "(e.g. np.sum) first")
 
 
+class TemplateError(TangentADError):
+    """A derivative template registered with @adjoint or @tangent is malformed."""
+
+    default_hint = ("write the rule as a function whose parameters are "
+                    "'result' and the function's own parameter names, with "
+                    "one 'd[x] = ...' line per argument, e.g.\n"
+                    "    @tad.adjoint(cube)\n"
+                    "    def _(result, x):\n"
+                    "        d[x] = d[result] * 3 * x * x")
+
+
 class InternalError(TangentADError):
     """Something went wrong inside tangent_ad itself: this is a bug."""
 

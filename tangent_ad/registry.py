@@ -16,6 +16,7 @@ results are constants for differentiation.
 import contextlib
 import importlib
 
+from tangent_ad.ad import templates
 from tangent_ad.errors import NoDerivativeError
 
 _BUILTIN_MODULES = (
@@ -119,16 +120,28 @@ REGISTRY = Registry()
 
 
 def adjoint(func):
-    """Decorator: register the decorated template as `func`'s reverse rule."""
+    """Decorator: register the decorated template as `func`'s reverse rule.
+
+    The template is checked now: a malformed one raises TemplateError.
+
+    >>> def cube(x):
+    ...     return x * x * x
+    >>> @adjoint(cube)
+    ... def _(result, x):
+    ...     d[x] = d[result] * 3 * x * x
+    """
     def decorate(template):
+        templates.check(template, func, "reverse")
         REGISTRY.register("reverse", func, template)
         return template
     return decorate
 
 
 def tangent(func):
-    """Decorator: register the decorated template as `func`'s forward rule."""
+    """Decorator: register the decorated template as `func`'s forward rule
+    (``d[result] = ...`` in terms of the arguments' tangents ``d[x]``)."""
     def decorate(template):
+        templates.check(template, func, "forward")
         REGISTRY.register("forward", func, template)
         return template
     return decorate

@@ -9,6 +9,7 @@ import operator
 
 import numpy as np
 
+from tangent_ad.hooks import stop_gradient
 from tangent_ad.registry import adjoint, zero_derivative
 from tangent_ad.runtime import (
     appended, grad_matmul_lhs, grad_matmul_rhs, unbroadcast, unindex, updated, zeroed)
@@ -93,4 +94,5 @@ def pos(result, a):
 
 # ---- builtins whose results carry no derivative ------------------------------
 
-zero_derivative(len, range, int, bool, round, isinstance, operator.floordiv)
+zero_derivative(len, range, int, bool, round, isinstance, operator.floordiv,
+                stop_gradient)

@@ -18,14 +18,15 @@ import gast
 
 from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.frontend.closures import LocalFunction
+from tangent_ad.hooks import checkpoint
 from tangent_ad.nodes import name, writes
 from tangent_ad.registry import REGISTRY
 
 
 def is_user_function(func):
     """True for a Python function to be differentiated from its source
-    (a nested one included)."""
-    if isinstance(func, LocalFunction):
+    (a nested one, or one marked with tad.checkpoint, included)."""
+    if isinstance(func, (LocalFunction, checkpoint)):
         return True
     return inspect.isfunction(func) and not REGISTRY.has("reverse", func)
 
@@ -53,11 +54,18 @@ def rewrite_calls(body, ctx, active):
         wrt = tuple(p for p, _ in wanted)
         statics = _static_functions(bound, ctx)
         back = ctx.namer.fresh("back_" + target)
+        pullback = gast.Call(
+            func=name(pullback_name(ctx.calls, getattr(func, "__wrapped__", func), wrt,
+                                    statics)),
+            args=value.args, keywords=value.keywords)
+        if isinstance(func, checkpoint):
+            # only the arguments are kept; the adjoint runs the pullback again
+            rewritten[stmt] = (back, wanted, pullback)
+            continue
         stmt.targets = [gast.Tuple(elts=[name(target, store=True), name(back, store=True)],
                                    ctx=gast.Store())]
-        stmt.value = gast.Call(func=name(pullback_name(ctx.calls, func, wrt, statics)),
-                               args=value.args, keywords=value.keywords)
-        rewritten[stmt] = (back, wanted)
+        stmt.value = pullback
+        rewritten[stmt] = (back, wanted, None)
     return rewritten
 
 
@@ -98,16 +106,20 @@ def pullback_name(calls, func, wrt, statics=()):
 def expansion(record, result_adjoint):
     """The contributions of a pullback call, in the form of
     ``templates.expand``; ``("unpack", vars)`` marks a tuple of
-    contributions, one per variable."""
-    back, wanted = record
+    contributions, one per variable, and ``("locals", names)`` a tuple
+    assignment (a checkpointed call's recomputation)."""
+    back, wanted, recompute = record
+    out = []
+    if recompute is not None:
+        out.append((("locals", ["_", back]), recompute))
     pulled = gast.Call(func=name(back), args=[name(result_adjoint)], keywords=[])
     if len(wanted) == 1:
-        return [(("adjoint", wanted[0][1].id), pulled)]
-    return [(("unpack", [atom.id for _, atom in wanted]), pulled)]
+        return out + [(("adjoint", wanted[0][1].id), pulled)]
+    return out + [(("unpack", [atom.id for _, atom in wanted]), pulled)]
 
 
 def _bind(func, call, where):
-    signature = inspect.signature(func)
+    signature = inspect.signature(getattr(func, "__wrapped__", func))
     for param in signature.parameters.values():
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD, param.KEYWORD_ONLY):
             raise UnsupportedSyntaxError(
@@ -126,7 +138,7 @@ def _assignments(body):
         if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
                 isinstance(stmt.targets[0], gast.Name):
             yield stmt
-        if isinstance(stmt, gast.FunctionDef):
+        if isinstance(stmt, (gast.FunctionDef, gast.With)):
             continue
         for field in ("body", "orelse"):
             yield from _assignments(getattr(stmt, field, None) or [])

@@ -116,12 +116,15 @@ class _Reverse:
                 code = self.if_adjoint(stmt, defined)
             elif isinstance(stmt, (gast.For, gast.While)):
                 code = self.loop_adjoint(stmt, defined)
+            elif isinstance(stmt, gast.With):
+                code = self.hook(stmt, defined)
             else:
                 code = []  # break, pass: nothing flows back
             if not code:
                 continue
             origin = self.ctx.origin.get(stmt)
-            if origin is not last_origin and not isinstance(stmt, (gast.If, gast.For, gast.While)):
+            if origin is not last_origin and not isinstance(
+                    stmt, (gast.If, gast.For, gast.While, gast.With)):
                 out.append(comment("Grad of: " + self.ctx.info.segment(origin)))
             last_origin = origin
             out.extend(code)
@@ -158,6 +161,9 @@ class _Reverse:
             return []  # constants, globals, comparisons: nothing flows back
         where = self.ctx.where(self.ctx.origin.get(stmt))
         template = REGISTRY.lookup("reverse", func, where=where)
+        for free in templates.free_names(template):  # a user rule's own globals
+            if free in template.__globals__:
+                self.ctx.namespace.setdefault(free, template.__globals__[free])
         if isinstance(value, gast.BinOp):
             args, keywords = [value.left, value.right], []
         elif isinstance(value, gast.UnaryOp):
@@ -189,6 +195,11 @@ class _Reverse:
             if kind == "unpack":
                 stmts.extend(self.unpack_contributions(var, expr, defined))
                 continue
+            if kind == "locals":
+                targets = gast.Tuple(elts=[name(n, store=True) for n in var],
+                                     ctx=gast.Store())
+                stmts.append(gast.Assign(targets=[targets], value=expr, type_comment=None))
+                continue
             if kind == "adjoint":
                 target = self.namer.adjoint(var)
                 if var in defined and var in self.structured:
@@ -216,6 +227,25 @@ class _Reverse:
         targets = gast.Tuple(elts=[name(n, store=True) for n in names], ctx=gast.Store())
         return [gast.Assign(targets=[targets], value=expr, type_comment=None)] + \
             self.contribute(later, defined)
+
+    def hook(self, stmt, defined):
+        """The body of ``with insert_grad_code(x) as dx:``, where x's adjoint
+        is complete: dx is bound to it, and what dx holds afterwards
+        replaces it. Nothing happens for a value with no adjoint."""
+        var = stmt.items[0].context_expr.args[0]
+        alias = stmt.items[0].optional_vars
+        if not isinstance(var, gast.Name) or var.id not in self.active:
+            return []
+        adjoint = self.namer.adjoint(var.id)
+        code = [comment("Inserted grad code: " + self.ctx.info.segment(
+            self.ctx.origin.get(stmt)).split(":")[0])]
+        if var.id not in defined:
+            code.append(self.zeros(var.id))
+            defined.add(var.id)
+        if alias is None:
+            return code + stmt.body
+        return code + [assign(alias.id, name(adjoint))] + stmt.body + \
+            [assign(adjoint, name(alias.id))]
 
     def if_adjoint(self, stmt, defined):
         body, in_body = self.block(stmt.body, defined)

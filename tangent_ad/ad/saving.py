@@ -103,6 +103,8 @@ class _Sweep:
         if isinstance(stmt, gast.While):
             return [gast.While(test=stmt.test, body=self.block(stmt.body, depth + 1),
                                orelse=[])]
+        if isinstance(stmt, gast.With):
+            return []  # an insert_grad_code block runs in the adjoint sweep only
         return [stmt]
 
 
@@ -122,8 +124,8 @@ def _before_break(block, stmt):
 def _walk_statements(body):
     for stmt in body:
         yield stmt
-        if isinstance(stmt, gast.FunctionDef):
-            continue  # a nested function's statements are its own
+        if isinstance(stmt, (gast.FunctionDef, gast.With)):
+            continue  # a nested function's (or a hook's) statements are its own
         for field_name in ("body", "orelse"):
             yield from _walk_statements(getattr(stmt, field_name, []) or [])
 

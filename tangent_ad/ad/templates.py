@@ -11,6 +11,7 @@ Expanding it for ``h = np.tanh(z)`` substitutes ``z`` for ``x``, ``h`` for
 (a constant, or a value that does not depend on the inputs of interest) is
 left out.
 """
+import builtins
 import copy
 import functools
 import inspect
@@ -18,7 +19,7 @@ import textwrap
 
 import gast
 
-from tangent_ad.errors import InternalError, UnsupportedSyntaxError
+from tangent_ad.errors import InternalError, TemplateError, UnsupportedSyntaxError
 
 _NO_DEFAULT = object()
 
@@ -164,3 +165,73 @@ def _substitute(expr, env, renames, adjoint_of):
             return node
 
     return Substitute().visit(copy.deepcopy(expr))
+
+
+def check(template, func, mode):
+    """Reject a malformed template at registration, with a clear message:
+    its parameters must be ``result`` and parameters of `func`, its body
+    ``d[x] = ...`` lines (and temporaries), and every other name it uses
+    must exist where it was defined."""
+    label = getattr(template, "__name__", repr(template))
+    try:
+        params, _, body = parse(template)
+    except (OSError, TypeError, SyntaxError, IndexError) as exc:
+        raise TemplateError(f"cannot read the source of template {label}: {exc}") from None
+    if not params or params[0] != "result":
+        raise TemplateError(f"template {label}: the first parameter must be 'result'")
+    _check_parameters(label, params[1:], func)
+    local = set(params) | {"d"}
+    for stmt in body:
+        if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant):
+            continue
+        if not isinstance(stmt, gast.Assign) or len(stmt.targets) != 1:
+            raise TemplateError(f"template {label}: only assignments such as "
+                                "'d[x] = ...' are allowed")
+        target = stmt.targets[0]
+        if _is_d(target):
+            wanted = "result" if mode == "forward" else None
+            if target.slice.id not in params or (wanted and target.slice.id != wanted) \
+                    or (mode == "reverse" and target.slice.id == "result"):
+                raise TemplateError(
+                    f"template {label}: cannot assign d[{target.slice.id}] in "
+                    f"a {mode}-mode rule")
+        elif isinstance(target, gast.Name):
+            local.add(target.id)
+        else:
+            raise TemplateError(f"template {label}: assign to d[x] or to a name")
+        for node in gast.walk(stmt.value):
+            if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
+                    and node.value.id == "d" and not (
+                        isinstance(node.slice, gast.Name) and node.slice.id in params):
+                raise TemplateError(f"template {label}: d[...] must name a parameter")
+    known = set(getattr(template, "__globals__", {})) | set(dir(builtins))
+    for node in gast.walk(gast.Module(body=list(body), type_ignores=[])):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) \
+                and node.id not in local and node.id not in known:
+            raise TemplateError(f"template {label}: unknown name '{node.id}'")
+
+
+def free_names(template):
+    """The global names a template's body reads (to load with the code)."""
+    params, _, body = parse(template)
+    stores = {n.id for s in body for n in gast.walk(s)
+              if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    return {n.id for s in body for n in gast.walk(s)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)} \
+        - set(params) - stores - {"d"}
+
+
+def _check_parameters(label, params, func):
+    try:
+        signature = inspect.signature(func)
+    except (TypeError, ValueError):
+        return
+    names = set(signature.parameters)
+    if any(p.kind is p.VAR_KEYWORD for p in signature.parameters.values()):
+        return
+    for param in params:
+        if param not in names:
+            raise TemplateError(
+                f"template {label}: '{param}' is not a parameter of "
+                f"{getattr(func, '__qualname__', func)} (its parameters: "
+                f"{', '.join(signature.parameters)})")

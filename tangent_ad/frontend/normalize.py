@@ -156,6 +156,15 @@ class _Normalizer:
                                  orelse=[]))
         elif isinstance(stmt, (gast.Break, gast.Continue)):
             self.emit(type(stmt)())
+        elif isinstance(stmt, gast.With):  # insert_grad_code: kept for the adjoint
+            item = stmt.items[0]
+            opener = item.context_expr
+            target = self.atom(opener.args[0])
+            hook = gast.With(items=[gast.withitem(
+                context_expr=gast.Call(func=opener.func, args=[target], keywords=[]),
+                optional_vars=item.optional_vars)], body=self.verbatim(stmt.body),
+                type_comment=None)
+            self.emit(hook)
         # docstrings and `pass` leave no trace in the core form
 
     def assign_to(self, target, value):
@@ -343,6 +352,19 @@ class _Normalizer:
                 return name(version[node.id])
 
         return Rename().visit(node)
+
+    def verbatim(self, stmts):
+        """User statements copied as they are, except that names of the
+        function's variables read the versions current here."""
+        version = dict(self.version)
+
+        class Rename(gast.NodeTransformer):
+            def visit_Name(self, node):
+                if isinstance(node.ctx, gast.Load) and node.id in version:
+                    return name(version[node.id])
+                return node
+
+        return [Rename().visit(copy.deepcopy(s)) for s in stmts]
 
     def is_atom(self, node):
         return isinstance(node, (gast.Name, gast.Constant)) or \

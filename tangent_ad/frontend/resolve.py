@@ -15,6 +15,7 @@ import gast
 from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.frontend import closures
 from tangent_ad.frontend.methods import ATTRIBUTES, METHODS
+from tangent_ad.hooks import insert_grad_code
 
 BINARY_OPERATORS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
@@ -100,6 +101,15 @@ class _Resolver(gast.NodeVisitor):
                     f"'{type(base).__name__}' object has no attribute "
                     f"'{node.attr}'", **self.ctx.where(node)) from None
         return _MISSING
+
+    def visit_With(self, node):
+        call = node.items[0].context_expr
+        if self.lookup(call.func) is not insert_grad_code:
+            raise UnsupportedSyntaxError(
+                "only 'with tad.insert_grad_code(x) as dx:' blocks are supported",
+                **self.ctx.where(node))
+        for stmt in node.body:  # resolved for its globals; never differentiated
+            self.visit(stmt)
 
     def visit_FunctionDef(self, node):
         pass  # resolved on its own, when its pullback is generated

@@ -13,7 +13,7 @@ _BINOPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.MatMult,
 _UNARY = (gast.USub, gast.UAdd)
 
 _STATEMENT_HINTS = {
-    gast.With: "'with' blocks are not supported",
+    gast.With: "only 'with tad.insert_grad_code(x) as dx:' blocks are supported",
     gast.Try: "try/except cannot be differentiated; move error handling "
               "outside the differentiated function",
     gast.AsyncFunctionDef: "async functions cannot be differentiated",
@@ -130,6 +130,13 @@ def _check_statement(stmt, ctx):
         else:
             _check_test(stmt.test, ctx)
         _check_block(stmt.body, ctx)
+    elif _is_hook(stmt):
+        for inner in stmt.body:
+            if isinstance(inner, (gast.Return, gast.Break, gast.Continue, gast.With,
+                                  gast.FunctionDef, gast.While)):
+                _refuse(inner, ctx, "this statement cannot appear inside "
+                        "insert_grad_code", "the block runs in the backward pass: "
+                        "keep it to assignments, calls and branches")
     elif isinstance(stmt, gast.FunctionDef):
         if stmt.decorator_list:
             _refuse(stmt, ctx, "decorators on nested functions are not supported")
@@ -157,6 +164,21 @@ def _check_index(node, ctx):
             _check_index(item, ctx)
     else:
         _check_expr(node, ctx)
+
+
+def _is_hook(stmt):
+    """``with <...>insert_grad_code(x) [as dx]:`` (checked by name here,
+    by object in the resolver)."""
+    if not isinstance(stmt, gast.With) or len(stmt.items) != 1:
+        return False
+    item = stmt.items[0]
+    call = item.context_expr
+    func = call.func if isinstance(call, gast.Call) else None
+    named = isinstance(func, gast.Name) and func.id == "insert_grad_code" or \
+        isinstance(func, gast.Attribute) and func.attr == "insert_grad_code"
+    return named and len(call.args) == 1 and isinstance(call.args[0], gast.Name) \
+        and not call.keywords and (item.optional_vars is None or
+                                   isinstance(item.optional_vars, gast.Name))
 
 
 def _is_item_target(node):
