@@ -11,12 +11,12 @@ from tangent_ad.api import autodiff, grad, show_source, value_and_grad
 from tangent_ad.errors import (
     InternalError, NoDerivativeError, NonScalarOutputError, SourceUnavailableError,
     TangentADError, TemplateError, UnsupportedSyntaxError)
-from tangent_ad.hooks import checkpoint, insert_grad_code, stop_gradient
+from tangent_ad.hooks import checkpoint, checkpointed, insert_grad_code, stop_gradient
 from tangent_ad.registry import adjoint, tangent
 
 __all__ = [
     "grad", "value_and_grad", "autodiff", "show_source", "adjoint", "tangent",
-    "insert_grad_code", "stop_gradient", "checkpoint",
+    "insert_grad_code", "stop_gradient", "checkpoint", "checkpointed",
     "TangentADError", "UnsupportedSyntaxError", "NoDerivativeError",
     "SourceUnavailableError", "NonScalarOutputError", "TemplateError",
     "InternalError",

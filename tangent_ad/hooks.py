@@ -54,3 +54,15 @@ class checkpoint:
 
     def __call__(self, *args, **kwargs):
         return self.__wrapped__(*args, **kwargs)
+
+
+def checkpointed(steps):
+    """Mark a ``range`` loop whose derivative keeps O(sqrt(n)) snapshots.
+
+    ``for i in checkpointed(range(n)):`` iterates exactly like
+    ``range(n)``. In a derivative, the loop-carried variables are saved
+    only at the start of segments of about sqrt(n) iterations, and each
+    segment is run forward again during the backward sweep: memory is
+    traded for recomputation.
+    """
+    return steps

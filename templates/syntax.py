@@ -9,7 +9,7 @@ import operator
 
 import numpy as np
 
-from tangent_ad.hooks import stop_gradient
+from tangent_ad.hooks import checkpointed, stop_gradient
 from tangent_ad.registry import adjoint, zero_derivative
 from tangent_ad.runtime import (
     appended, grad_matmul_lhs, grad_matmul_rhs, unbroadcast, unindex, updated, zeroed)
@@ -95,4 +95,4 @@ def pos(result, a):
 # ---- builtins whose results carry no derivative ------------------------------
 
 zero_derivative(len, range, int, bool, round, isinstance, operator.floordiv,
-                stop_gradient)
+                stop_gradient, checkpointed)

@@ -83,3 +83,25 @@ def plain_net(W, h, n):
     for i in range(n):
         h = plain_block(W, h)
     return np.sum(h ** 2)
+
+
+def checkpointed_loop(x, w, n):
+    s = 0.0
+    for i in tad.checkpointed(range(n)):
+        x = np.tanh(x * w + 0.1 * i)
+        if np.sum(x) > 0:
+            s = s + np.sum(x)
+        else:
+            s = s - np.sum(x * x)
+    return s
+
+
+def plain_loop(x, w, n):
+    s = 0.0
+    for i in range(n):
+        x = np.tanh(x * w + 0.1 * i)
+        if np.sum(x) > 0:
+            s = s + np.sum(x)
+        else:
+            s = s - np.sum(x * x)
+    return s

@@ -114,3 +114,24 @@ def test_malformed_templates_are_rejected_at_registration(tmp_path, template, me
     with tad.registry.REGISTRY.scoped():
         with pytest.raises(tad.TemplateError, match=message.replace("[", r"\[")):
             tad.adjoint(cube)(module.bad)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 5, 17, 50])
+def test_checkpointed_loop_equals_the_plain_loop(rng, n):
+    x, w = rng.normal(size=3), rng.normal(size=3)
+    a = tad.grad(hf.checkpointed_loop, wrt=(0, 1))(x, w, n)
+    b = tad.grad(hf.plain_loop, wrt=(0, 1))(x, w, n)
+    for p, q in zip(a, b):
+        np.testing.assert_allclose(p, q, rtol=1e-12, atol=1e-12)
+
+
+def test_checkpointed_loop_matches_finite_differences(rng):
+    x, w = rng.normal(size=3), rng.normal(size=3)
+    check_grads(hf.checkpointed_loop, tad.grad(hf.checkpointed_loop, wrt=(0, 1)),
+                (x, w, 12), wrt=(0, 1))
+
+
+def test_checkpointed_loop_saves_snapshots_per_segment():
+    source = tad.show_source(tad.grad(hf.checkpointed_loop, wrt=(0, 1)))
+    assert "snapshots.append((s, x))" in source
+    assert "s, x = snapshots.pop()" in source

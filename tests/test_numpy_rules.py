@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 import tangent_ad as tad
-from tangent_ad.hooks import stop_gradient
+from tangent_ad.hooks import checkpointed, stop_gradient
 from tangent_ad.registry import REGISTRY
 from tangent_ad.testing import check_grads, random_args
 
@@ -126,8 +126,9 @@ def describe(func):
 
 
 # Rules that differ from finite differences on purpose, tested elsewhere:
-# stop_gradient (tests/test_hooks.py) is the identity with a zero gradient.
-NOT_FINITE_DIFFERENCES = {stop_gradient}
+# stop_gradient (tests/test_hooks.py) is the identity with a zero gradient;
+# checkpointed marks a loop (tests/test_hooks.py), it is never differentiated.
+NOT_FINITE_DIFFERENCES = {stop_gradient, checkpointed}
 
 
 def test_every_registered_rule_has_a_spec():

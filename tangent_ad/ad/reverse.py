@@ -18,7 +18,7 @@ adjoint starts with every adjoint its body accumulates into defined.
 import gast
 import numpy as np
 
-from tangent_ad.ad import calls, saving, templates
+from tangent_ad.ad import calls, checkpointing, saving, templates
 from tangent_ad.errors import InternalError, UnsupportedSyntaxError
 from tangent_ad.nodes import STACK, assign, call, comment, const, name, pop
 from tangent_ad.registry import REGISTRY
@@ -277,9 +277,13 @@ class _Reverse:
         inits = [self.zeros(v) for v in sorted(at_head - defined)]
         body += [self.zeros(v) for v in sorted(at_head - at_end)]
         defined.update(at_head)
+        header = self.ctx.info.segment(self.ctx.origin.get(stmt))
+        segments = self.plan.checkpointed.get(stmt)
+        if segments is not None:
+            return [comment("Grad of: " + header)] + inits + [
+                checkpointing.adjoint(stmt, segments, body)]
         loop = gast.For(target=self.reverse_target(stmt), iter=self.reverse_iter(stmt),
                         body=body or [gast.Pass()], orelse=[], type_comment=None)
-        header = self.ctx.info.segment(self.ctx.origin.get(stmt))
         return [comment("Grad of: " + header)] + inits + [loop]
 
     def reverse_target(self, stmt):

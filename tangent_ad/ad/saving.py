@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import gast
 
+from tangent_ad.ad import checkpointing
 from tangent_ad.nodes import assign, call, const, name, push, writes
 
 
@@ -32,6 +33,7 @@ class Plan:
     saved: dict = field(default_factory=dict)      # core Assign -> [(name, push)]
     decisions: dict = field(default_factory=dict)  # core If -> (True push, False push)
     counters: dict = field(default_factory=dict)   # core loop -> counter name
+    checkpointed: dict = field(default_factory=dict)  # core loop -> Segments
     undefined: set = field(default_factory=set)    # names pushed before any value
 
 
@@ -64,20 +66,24 @@ def primal_sweep(body, ctx, params):
             for target in writes(stmt):
                 counts[target] = counts.get(target, 0) + 1
     overwritten = {v for v, n in counts.items() if n > 1} | set(params)
-    return _Sweep(plan, overwritten, params).block(body, depth=0), plan
+    return _Sweep(ctx, plan, overwritten, params).block(body, depth=0), plan
 
 
 class _Sweep:
-    def __init__(self, plan, overwritten, params):
+    def __init__(self, ctx, plan, overwritten, params):
+        self.ctx = ctx
         self.plan = plan
         self.overwritten = overwritten
         self.params = params
+        self.defined = set(params)  # names surely assigned so far, at the top level
 
     def block(self, stmts, depth):
         out = []
         for stmt in stmts:
             if not isinstance(stmt, gast.Pass):
                 out.extend(self.statement(stmt, depth))
+                if depth == 0 and isinstance(stmt, gast.Assign):
+                    self.defined |= writes(stmt)
         return out
 
     def statement(self, stmt, depth):
@@ -96,6 +102,8 @@ class _Sweep:
             body = _before_break(self.block(stmt.body, depth), taken)
             orelse = _before_break(self.block(stmt.orelse, depth), skipped)
             return [gast.If(test=stmt.test, body=body, orelse=orelse)]
+        if checkpointing.is_checkpointed(stmt, self.ctx):
+            return checkpointing.forward(stmt, self, depth, self.defined)
         if isinstance(stmt, gast.For):
             return [gast.For(target=stmt.target, iter=stmt.iter,
                              body=self.block(stmt.body, depth + 1),

@@ -17,36 +17,58 @@ established: every remaining assignment may be read later.
 import gast
 
 from tangent_ad.analysis import cfg, dataflow
-from tangent_ad.nodes import is_comment, is_pop, is_push
+from tangent_ad.nodes import STACK, is_comment, is_pop, is_push
 
 
 def run(tree, ctx=None):
     """Return `tree` (a FunctionDef) without its dead statements."""
     pairs = ctx.facts.get("stack_pairs", {}) if ctx is not None else {}
-    dead_pushes = set()
+    dead_pushes, live_pops = set(), set()
     for inner in [s for s in tree.body if isinstance(s, gast.FunctionDef)]:
-        dead_pushes |= _eliminate(inner, pairs, set())  # a pullback's back first
-    _eliminate(tree, pairs, dead_pushes)
+        # a pullback's `back` first: its pops decide the outer pushes
+        pushes, pops = _eliminate(inner, pairs, set(), set())
+        dead_pushes |= pushes
+        live_pops |= pops
+    _eliminate(tree, pairs, dead_pushes, live_pops)
     return tree
 
 
-def _eliminate(fdef, pairs, dead_pushes):
+def _eliminate(fdef, pairs, dead_pushes, live_pops):
     """Remove dead statements from `fdef`; return the ids of the pushes
-    whose pops were removed."""
-    graph = cfg.build(fdef)
-    live_after = dataflow.liveness(graph)
+    whose pops were removed, and the pops that stay.
+
+    A push reads its value only for its pop: it counts as a use only once
+    that pop is known to be needed. The set of needed pops grows to a
+    fixed point, so saves that only feed other saves (as when a
+    checkpointed loop runs a segment again) disappear with them.
+    """
+    pop_of = {id(push): pop for pop, pushes in pairs.items() for push in pushes}
+    live_pops = set(live_pops)
+    while True:
+        graph = cfg.build(fdef)
+        for node in graph.nodes:
+            pop = pop_of.get(id(node.stmt))
+            if is_push(node.stmt) and pop is not None and pop not in live_pops:
+                node.uses = frozenset({STACK})
+        live_after = dataflow.liveness(graph)
+        needed = {node.stmt for node in graph.nodes
+                  if isinstance(node.stmt, gast.Assign) and is_pop(node.stmt.value)
+                  and node.defs & live_after[node]}
+        if needed <= live_pops:
+            break
+        live_pops |= needed
     dead = {node.stmt for node in graph.nodes
             if isinstance(node.stmt, (gast.Assign, gast.FunctionDef))
             and not node.defs & live_after[node]
             and (not isinstance(node.stmt, gast.Assign) or not is_pop(node.stmt.value)
-                 or node.stmt in pairs)}
+                 or (node.stmt in pairs and node.stmt not in live_pops))}
     remover = _Remover(dead, pairs)
     remover.dead_pushes |= dead_pushes
     for stmt in dead:
         if isinstance(stmt, gast.Assign) and is_pop(stmt.value):
             remover.dead_pushes.update(map(id, pairs[stmt]))
     fdef.body = remover.block(fdef.body)
-    return remover.dead_pushes
+    return remover.dead_pushes, live_pops
 
 
 class _Remover:
