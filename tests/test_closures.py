@@ -1,18 +1,20 @@
 """Nested functions, lambdas, functions as arguments, comprehensions."""
-import numpy as np
 import pytest
 
 import tangent_ad as tad
+from corpus import check_against_finite_differences, check_optimizer_keeps_values
 from closure_functions import CASES, closure, higher_order
-from tangent_ad.testing import check_grads
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 @pytest.mark.parametrize("seed", range(3))
 def test_gradient_matches_finite_differences(name, seed):
-    func, make_args, wrt = CASES[name]
-    args = make_args(np.random.default_rng(seed))
-    check_grads(func, tad.grad(func, wrt=wrt), args, wrt=wrt)
+    check_against_finite_differences(CASES[name], seed)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_unoptimized_derivative_agrees(name):
+    check_optimizer_keeps_values(CASES[name])
 
 
 def test_captured_variables_become_parameters_of_the_pullback():

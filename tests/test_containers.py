@@ -3,17 +3,20 @@ import numpy as np
 import pytest
 
 import tangent_ad as tad
+from corpus import check_against_finite_differences, check_optimizer_keeps_values
 from container_functions import (
     CASES, nested, params_dict, params_list, unused_entry, write_dict)
-from tangent_ad.testing import check_grads
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 @pytest.mark.parametrize("seed", range(2))
 def test_gradient_matches_finite_differences(name, seed):
-    func, make_args, wrt = CASES[name]
-    args = make_args(np.random.default_rng(seed))
-    check_grads(func, tad.grad(func, wrt=wrt), args, wrt=wrt)
+    check_against_finite_differences(CASES[name], seed)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_unoptimized_derivative_agrees(name):
+    check_optimizer_keeps_values(CASES[name])
 
 
 def _numerical(f, tree, path, eps=1e-6):

@@ -20,7 +20,6 @@ a branch or loop keeps its name (the reverse pass saves its old values).
 from.
 """
 import copy
-import inspect
 import operator
 
 import gast
@@ -28,9 +27,10 @@ import numpy as np
 
 from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.naming import Namer
+from tangent_ad.frontend.desugar import Desugar
 from tangent_ad.frontend.methods import ATTRIBUTES, PACKED_ARGUMENTS, numpy_path
-from tangent_ad.nodes import assign, call, const, name, reads
-from tangent_ad.runtime.structures import appended, updated
+from tangent_ad.nodes import assign, call, name, reads
+from tangent_ad.runtime.structures import appended
 
 RUNTIME_NAMES = ("np", "bresult", "stack")
 _COMPOUND = (gast.If, gast.For, gast.While)
@@ -67,7 +67,7 @@ def _assigned_in_compound(tree):
     return names
 
 
-class _Normalizer:
+class _Normalizer(Desugar):
     def __init__(self, ctx, mutable):
         self.ctx = ctx
         self.mutable = mutable
@@ -194,118 +194,6 @@ class _Normalizer:
             new = target
         self.emit(assign(new, value))
         self.version[target] = new
-
-    def local_function(self, lifted):
-        """Emit a nested def (or lambda) in its lifted form, whose captured
-        variables are parameters; it runs as plain Python in the primal."""
-        self.emit(copy.deepcopy(lifted.tree))
-        self.version[lifted.__name__] = lifted.__name__
-        return name(lifted.__name__)
-
-    def comprehension(self, node):
-        """``[e for x in xs if c]`` -> a loop appending to a new list (a dict
-        comprehension stores items). Its variables get fresh names, as they
-        are local to the comprehension in Python."""
-        items = self.ctx.namer.fresh("items")
-        self.mutable.add(items)
-        empty = gast.List(elts=[], ctx=gast.Load()) if isinstance(node, gast.ListComp) \
-            else gast.Dict(keys=[], values=[])
-        self.emit(assign(items, empty))
-        self.version[items] = items
-        renames = {}
-        for gen in node.generators:
-            for target in gast.walk(gen.target):
-                if isinstance(target, gast.Name):
-                    renames[target.id] = self.ctx.namer.fresh(target.id)
-                    self.mutable.add(renames[target.id])
-        rename = _Renamer(renames)
-        if isinstance(node, gast.ListComp):
-            inner = gast.Expr(value=gast.Call(
-                func=gast.Attribute(value=name(items), attr="append", ctx=gast.Load()),
-                args=[rename.visit(node.elt)], keywords=[]))
-        else:
-            inner = gast.Assign(targets=[gast.Subscript(
-                value=name(items), slice=rename.visit(node.key), ctx=gast.Store())],
-                value=rename.visit(node.value), type_comment=None)
-        loop = inner
-        for gen in reversed(node.generators):
-            for cond in reversed(gen.ifs):
-                loop = gast.If(test=rename.visit(cond), body=[loop], orelse=[])
-            loop = gast.For(target=rename.visit(gen.target), iter=rename.visit(gen.iter),
-                            body=[loop], orelse=[], type_comment=None)
-        for sub in gast.walk(loop):
-            gast.copy_location(sub, node)
-            sub.end_lineno, sub.end_col_offset = node.end_lineno, node.end_col_offset
-        self.statement(loop)
-        return name(items)
-
-    def store_item(self, target, value):
-        """``y[i] = v`` -> ``y = updated(y, i, v)``: a copy with the item
-        replaced, so the array before the write can still be restored."""
-        array = self.atom(target.value)
-        index = _index_value(self.index(target.slice), self)
-        update = self._resolved(call("updated", array, index, value), updated)
-        self.bind(target.value.id, update)
-
-    def unpack(self, target, value, core=False):
-        """``a, b = v`` -> ``t = v; a = t[0]; b = t[1]`` (nested as needed).
-        `value` is a user expression, or a core operation when nested."""
-        whole = self.operation(value) if not core else value
-        if not isinstance(whole, gast.Name) or any(
-                n.id == whole.id for n in gast.walk(target) if isinstance(n, gast.Name)):
-            temp = self.ctx.namer.fresh("t")  # also `x, y = x`: read before rebinding
-            self.emit(assign(temp, whole))
-            whole = name(temp)
-        for i, element in enumerate(target.elts):
-            part = self._resolved(gast.Subscript(value=name(whole.id), slice=const(i),
-                                                 ctx=gast.Load()), operator.getitem)
-            if isinstance(element, (gast.Tuple, gast.List)):
-                self.unpack(element, part, core=True)
-            else:
-                self.bind(element.id, part)
-
-    def indexed_loop(self, target, iterable):
-        """``for x in X`` -> ``for i in range(len(X)): x = X[i]`` (and the
-        same for ``enumerate(X)`` and ``zip(X, Y)``), so that each element
-        read is an indexing whose adjoint flows back into ``X``."""
-        func = self.ctx.resolved.get(iterable)
-        if isinstance(iterable, gast.Name) and iterable not in self.ctx.resolved:
-            sequences, index, targets = [iterable], None, [target]
-        elif func is enumerate and len(iterable.args) == 1 and \
-                isinstance(target, gast.Tuple) and len(target.elts) == 2:
-            sequences, index, targets = iterable.args, target.elts[0], target.elts[1:]
-        elif func is zip and isinstance(target, gast.Tuple) and \
-                len(target.elts) == len(iterable.args):
-            sequences, index, targets = iterable.args, None, target.elts
-        else:
-            return self.header(target), self.header(iterable), []
-        if not all(isinstance(t, gast.Name) for t in targets) or \
-                any(isinstance(s, gast.Name) and s in self.ctx.resolved for s in sequences):
-            return self.header(target), self.header(iterable), []
-        sequences = [self.atom(s) for s in sequences]
-        index = index.id if index is not None else self.ctx.namer.fresh("i")
-        self.version[index] = index
-        lengths = [self._resolved(call("len", name(s.id)), len) for s in sequences]
-        count = lengths[0] if len(lengths) == 1 else self._resolved(call("min", *lengths), min)
-        reads_ = []
-        for seq, tgt in zip(sequences, targets):
-            item = gast.Subscript(value=name(seq.id), slice=name(index), ctx=gast.Load())
-            self.ctx.resolved[item] = operator.getitem
-            reads_.append(assign(tgt.id, item))
-            self.ctx.origin[reads_[-1]] = self.origin
-        return name(index, store=True), self._resolved(call("range", count), range), reads_
-
-    def call_arguments(self, node):
-        """The arguments of a call as atoms; those that fill the callee's
-        ``*args`` are packed into one tuple, ``f(x, *t)``, so that its
-        derivative template sees them as one value with one adjoint."""
-        args = [self.atom(a) for a in node.args]
-        first = _first_variadic(self.ctx.resolved.get(node))
-        if first is None or len(args) <= first:
-            return args
-        packed = self.ctx.namer.fresh("t")
-        self.emit(assign(packed, gast.Tuple(elts=args[first:], ctx=gast.Load())))
-        return args[:first] + [gast.Starred(value=name(packed), ctx=gast.Load())]
 
     def numpy_call(self, func, args):
         """``np.<func>(*args)``, resolved to `func`."""
@@ -452,42 +340,3 @@ def _constant(node):
     if isinstance(node, gast.Constant):
         return True
     return isinstance(node, gast.Tuple) and all(_constant(e) for e in node.elts)
-
-
-def _index_value(index, normalizer):
-    """An index as a value to pass to a function: ``1:3`` becomes
-    ``slice(1, 3, None)``."""
-    if isinstance(index, gast.Slice):
-        parts = [getattr(index, p) or const(None) for p in ("lower", "upper", "step")]
-        return normalizer._resolved(call("slice", *parts), slice)
-    if isinstance(index, gast.Tuple):
-        return gast.Tuple(elts=[_index_value(e, normalizer) for e in index.elts],
-                          ctx=gast.Load())
-    return index
-
-
-class _Renamer(gast.NodeTransformer):
-    """Rename the local names in `renames` (comprehension variables)."""
-
-    def __init__(self, renames):
-        self.renames = renames
-
-    def visit_Name(self, node):
-        if node.id in self.renames:
-            return gast.Name(id=self.renames[node.id], ctx=node.ctx,
-                             annotation=None, type_comment=None)
-        return node
-
-
-def _first_variadic(func):
-    """The position of `func`'s ``*args`` parameter, or None."""
-    if func is None or isinstance(func, type) or getattr(func, "free", None) is not None:
-        return None
-    try:
-        params = list(inspect.signature(func).parameters.values())
-    except (TypeError, ValueError):
-        return None
-    for i, param in enumerate(params):
-        if param.kind is param.VAR_POSITIONAL:
-            return i
-    return None
