@@ -21,6 +21,8 @@ METHODS = {
     "swapaxes": np.swapaxes, "take": np.take, "trace": np.trace,
     "transpose": np.transpose, "var": np.var,
 }
+if hasattr(np, "astype"):  # NumPy 2.1 and later
+    METHODS["astype"] = np.astype
 
 # Methods whose shape may be given as separate arguments: x.reshape(2, 3).
 PACKED_ARGUMENTS = {"reshape", "transpose"}

@@ -113,8 +113,11 @@ class _Normalizer(Desugar):
                 self.store_item(target, self.atom(stmt.value))
             else:
                 self.assign_to(target.id, stmt.value)
+        elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and \
+                not _is_append(stmt.value):
+            self.emit(self.verbatim([stmt])[0])  # a call for its effect: primal only
         elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
-            # xs.append(v) (the only call statement validate lets through)
+            # xs.append(v)
             items = stmt.value.func.value
             value = self._resolved(call("appended", items, stmt.value.args[0]), appended)
             self.assign_to(items.id, value)
@@ -340,3 +343,8 @@ def _constant(node):
     if isinstance(node, gast.Constant):
         return True
     return isinstance(node, gast.Tuple) and all(_constant(e) for e in node.elts)
+
+
+def _is_append(node):
+    return isinstance(node.func, gast.Attribute) and node.func.attr == "append" \
+        and isinstance(node.func.value, gast.Name) and len(node.args) == 1

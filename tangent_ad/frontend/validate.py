@@ -145,6 +145,8 @@ def _check_statement(stmt, ctx):
         pass
     elif _is_append(stmt):
         _check_expr(stmt.value.args[0], ctx)
+    elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
+        _check_expr(stmt.value, ctx)  # a call for its effect (print, logging)
     elif isinstance(stmt, gast.Expr):
         _refuse(stmt, ctx, "an expression whose value is discarded is not "
                 "supported", "assign the value to a name or remove the line")
