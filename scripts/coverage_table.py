@@ -49,11 +49,10 @@ Every function below has a derivative rule in tangent_ad's registry (the
 templates in `templates/`), or is known to have a zero derivative (its
 result is a constant for differentiation: a comparison, a rounding, an
 index, a shape). Each rule is checked against finite differences in
-`tests/test_numpy_rules.py`, in float64 and in float32. Calling a function
-that is not listed raises `NoDerivativeError`; `@tangent_ad.adjoint(func)`
-registers your own rule.
-
-Forward mode does not exist yet, so that column is empty.
+`tests/test_numpy_rules.py` (reverse) and `tests/test_forward_rules.py`
+(forward), in float64 and in float32. Calling a function that is not
+listed raises `NoDerivativeError`; `@tangent_ad.adjoint(func)` and
+`@tangent_ad.tangent(func)` register your own rules.
 """
 
 CONVENTIONS = """\
@@ -62,6 +61,12 @@ CONVENTIONS = """\
 - **Broadcasting.** Every adjoint has its argument's shape: a rule whose
   argument was broadcast sums its adjoint back (`unbroadcast`). A Python
   float argument gets a Python float gradient.
+- **Forward mode.** A tangent has its value's shape and dtype. A rule
+  leaves out the term of an argument that has no tangent, and spreads the
+  rest to the result's shape (`broadcast_like`) where that term was what
+  broadcast it. Exception to the dtype: a Python-float argument's tangent
+  that meets a float32 array through a NumPy function of a Python float
+  (`2.0 ** x`, `np.clip(x, lo, hi)` with float bounds) is float64.
 - **dtypes.** float32 arguments get float32 gradients; no rule turns
   them into float64 (rules write constants as Python floats, which NumPy
   does not let widen a float32 array).
@@ -110,8 +115,10 @@ def covered():
 
 
 def rows(module, prefix):
-    """Table rows (name, mark, note) for the registered functions of `module`."""
+    """Table rows (name, reverse mark, forward mark, note) for the
+    registered functions of `module`."""
     reverse = REGISTRY.functions("reverse")
+    forward = REGISTRY.functions("forward")
     found = []
     for func in covered():
         if module is None or home(func) is not module:
@@ -124,7 +131,9 @@ def rows(module, prefix):
         aliases = ", ".join(f"`{prefix}{n}`" for n in names[1:])
         if aliases:
             note = "; ".join(filter(None, [note, f"also {aliases}"]))
-        found.append((f"{prefix}{names[0]}", "✓" if func in reverse else "0", note))
+        zero = "0" if func not in reverse else ""
+        found.append((f"{prefix}{names[0]}", "✓" if func in reverse else "0",
+                      "✓" if func in forward else zero, note))
     return sorted(set(found), key=lambda row: row[0].lower())
 
 
@@ -155,7 +164,7 @@ def render():
     parts = [HEADER, f"**{numpy_total} NumPy callables** (functions and ufuncs of\n"
              f"`numpy` and `numpy.linalg`) are covered, and **{len(methods)} ndarray\n"
              "methods and attributes** through them. In the tables, ✓ marks a\n"
-             "reverse-mode rule and 0 a zero derivative.\n", CONVENTIONS]
+             "rule for that mode and 0 a zero derivative.\n", CONVENTIONS]
     for heading, prefix, module in NAMESPACES:
         table = rows(module, prefix)
         if not table:
@@ -165,7 +174,8 @@ def render():
             lines += [f"{count(special)} functions, registered only when SciPy is "
                       "installed (`pip install tangent-sct[scipy]`).", ""]
         lines += ["| function | reverse | forward | notes |", "|---|---|---|---|"]
-        lines += [f"| `{name}` | {mark} |  | {note} |" for name, mark, note in table]
+        lines += [f"| `{name}` | {mark} | {fmark} | {note} |"
+                  for name, mark, fmark, note in table]
         parts.append("\n".join(lines) + "\n")
     lines = ["## ndarray methods and attributes", "",
              "A method call or attribute of a local array is rewritten to the\n"

@@ -1,4 +1,4 @@
-"""The public transforms: grad, value_and_grad, autodiff, show_source.
+"""The public transforms: grad, value_and_grad, jvp, autodiff, show_source.
 
 Each returns a generated Python function (see ``show_source``). Results
 are cached: asking twice for the same derivative of the same function
@@ -49,6 +49,9 @@ def autodiff(func, mode="reverse", wrt=(0,), preserve_result=False,
     arguments plus ``bresult`` (the adjoint of the output, 1.0 by default)
     and returns the adjoint of each `wrt` argument (one value, or a tuple
     for several); with `preserve_result` it returns ``(value, adjoints)``.
+    In forward mode it takes `func`'s arguments followed by one tangent
+    per `wrt` argument and returns ``(value, tangent of the value)``
+    (`preserve_result` changes nothing: the value is always returned).
     """
     names = _wrt_names(func, wrt)
     key = (func, names, mode, bool(preserve_result), bool(optimized))
@@ -88,6 +91,28 @@ def value_and_grad(func=None, wrt=(0,), *, optimized=True, verbose=0):
                                  verbose=verbose)
     return autodiff(func, mode="reverse", wrt=wrt, preserve_result=True,
                     optimized=optimized, verbose=verbose)
+
+
+def jvp(func=None, wrt=(0,), *, optimized=True, verbose=0):
+    """The Jacobian-vector product of `func`, by forward mode.
+
+    The generated function takes `func`'s arguments (all of them: defaults
+    are not kept) followed by one tangent per `wrt` argument, each of the
+    same structure as its argument, and returns ``(func(*args), tangent)``:
+    the directional derivative of the output along the given tangents, in
+    the output's structure. Works as a call or as a decorator.
+
+    >>> import numpy as np
+    >>> def f(x):
+    ...     return np.sin(x) * 2.0
+    >>> value, tangent = jvp(f)(0.0, 1.0)
+    >>> float(value), float(tangent)
+    (0.0, 2.0)
+    """
+    if func is None:
+        return functools.partial(jvp, wrt=wrt, optimized=optimized, verbose=verbose)
+    return autodiff(func, mode="forward", wrt=wrt, optimized=optimized,
+                    verbose=verbose)
 
 
 def show_source(fn):

@@ -280,9 +280,10 @@ def _check(module, path, func_name, generated, params, wrt):
     from tangent_ad import testing
     args, origin = _example_args(module, path, func_name, params)
     indices = tuple(params.index(name) for name in wrt)
+    forward = generated.__tangent_ad__.mode == "forward"
+    check = testing.check_jvp if forward else testing.check_grads
     try:
-        testing.check_grads(getattr(module, func_name), generated, args,
-                            wrt=indices)
+        check(getattr(module, func_name), generated, args, wrt=indices)
     except AssertionError as exc:
         raise CLIError(f"check failed: {generated.__name__} disagrees with "
                        f"finite differences on {origin}:\n{exc}") from None

@@ -1,7 +1,7 @@
 """The stages of a transformation, in order, and the loop that runs them.
 
     parse -> validate -> resolve -> normalize -> exits -> activity
-          -> reverse -> optimize -> emit -> load
+          -> reverse | forward -> optimize -> emit -> load
 
 Each stage is one module with a ``run(tree, ctx)`` function. With
 ``verbose=2`` the source is printed after every stage.
@@ -9,7 +9,7 @@ Each stage is one module with a ``run(tree, ctx)`` function. With
 import gast
 
 from tangent_ad import emit, loader
-from tangent_ad.ad import reverse
+from tangent_ad.ad import forward, reverse
 from tangent_ad.analysis import activity
 from tangent_ad.context import Context
 from tangent_ad.errors import InternalError, TangentADError, UnsupportedSyntaxError
@@ -17,6 +17,9 @@ from tangent_ad.frontend import exits, normalize, resolve, source, validate
 from tangent_ad.optimize import fixed_point
 
 FRONTEND = (validate, resolve, normalize, exits, activity)
+# mode -> (differentiating stage, kind of the requested function, of its callees)
+MODES = {"reverse": (reverse, "gradient", "pullback"),
+         "forward": (forward, "jvp", "jvp")}
 
 
 def transform(func, *, wrt, mode="reverse", optimized=True,
@@ -24,24 +27,29 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
     """Generate, load and return the derivative function of `func`.
 
     The derivative of a function that calls other Python functions is a
-    *unit*: the requested function first, then the pullback of every
-    function it calls (transitively), loaded together into one namespace.
+    *unit*: the requested function first, then the pullback (reverse
+    mode) or forward function (forward mode) of every function it calls
+    (transitively), loaded together into one namespace.
     """
     options = dict(mode=mode, optimized=optimized, verbose=verbose)
     calls = {}
     try:
-        if mode != "reverse":
+        if mode not in MODES:
             raise UnsupportedSyntaxError(
-                f"mode={mode!r} is not available yet; only 'reverse' is",
-                hint="use mode='reverse' (tangent_ad.grad)")
-        text, ctx = _generate(func, tuple(wrt), "gradient", calls,
+                f"mode={mode!r} is not a differentiation mode",
+                hint="use mode='reverse' (tangent_ad.grad) or mode='forward' "
+                     "(tangent_ad.jvp)")
+        _, kind, callee_kind = MODES[mode]
+        done = set()
+        if mode == "forward":  # a recursive call reuses the requested function
+            done.add(forward.register(calls, func, tuple(wrt)))
+        text, ctx = _generate(func, tuple(wrt), kind, calls,
                               preserve_result=preserve_result, **options)
         texts, namespace = [text], dict(ctx.namespace)
-        done = set()
         while len(done) < len(calls):
             for key in [k for k in calls if k not in done]:
                 done.add(key)
-                text, callee = _generate(key[0], key[1], "pullback", calls,
+                text, callee = _generate(key[0], key[1], callee_kind, calls,
                                          static_args=dict(key[2]), **options)
                 texts.append(text)
                 _merge(namespace, callee.namespace, callee)
@@ -67,7 +75,7 @@ def _generate(func, wrt, kind, calls, *, mode, optimized, verbose,
     tree, ctx.info = source.parse_function(func)
     for stage in FRONTEND:
         tree = _stage(stage, tree, ctx)
-    tree = _stage(reverse, tree, ctx)
+    tree = _stage(MODES[mode][0], tree, ctx)
     if optimized:
         tree = _stage(fixed_point, tree, ctx)
     return emit.run(tree, ctx), ctx

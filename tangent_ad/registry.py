@@ -27,6 +27,14 @@ _BUILTIN_MODULES = (
     "tangent_ad.templates.numpy_linalg",
     "tangent_ad.templates.builtins",
     "tangent_ad.templates.scipy_special",
+    "tangent_ad.templates.syntax_forward",
+    "tangent_ad.templates.numpy_forward",
+    "tangent_ad.templates.numpy_reductions_forward",
+    "tangent_ad.templates.numpy_shape_forward",
+    "tangent_ad.templates.numpy_linalg_forward",
+    "tangent_ad.templates.builtins_forward",
+    "tangent_ad.templates.scipy_special_forward",
+    "tangent_ad.templates.runtime_forward",
 )
 
 
@@ -37,6 +45,7 @@ class Registry:
         self._rules = {"reverse": {}, "forward": {}}
         self._zero = set()
         self._structured = set()
+        self._broadcasting = set()
         self._loaded = False
 
     def _ensure_loaded(self):
@@ -57,6 +66,17 @@ class Registry:
         self._ensure_loaded()
         try:
             return func in self._structured
+        except TypeError:
+            return False
+
+    def register_broadcasting(self, *funcs):
+        """Declare functions that broadcast their arguments together."""
+        self._broadcasting.update(funcs)
+
+    def is_broadcasting(self, func):
+        self._ensure_loaded()
+        try:
+            return func in self._broadcasting
         except TypeError:
             return False
 
@@ -157,3 +177,15 @@ def structured(*funcs):
     arrays (``np.concatenate``, ``np.split``): adjoints of those values add
     up entry by entry."""
     REGISTRY.register_structured(*funcs)
+
+
+def broadcasting(*funcs):
+    """Declare functions that broadcast their arguments against each other
+    (elementwise operators, binary ufuncs, ``np.where``, ``np.clip``).
+
+    A forward rule leaves out the term of an argument that has no tangent;
+    for these functions the remaining terms may then have a smaller shape
+    than the result, and forward mode broadcasts them to it unless the
+    shapes provably agree.
+    """
+    REGISTRY.register_broadcasting(*funcs)

@@ -10,6 +10,9 @@ pytest and in the CLI's ``--check``.
   difference (two evaluations of ``f`` per element): exact but O(n) calls.
 * :func:`check_vjp_projection` compares one random projection per argument
   (two evaluations of ``f`` per argument): cheap enough for large arrays.
+* :func:`check_jvp` compares a forward-mode derivative (``tad.jvp``) along
+  random tangents with the central difference of ``f`` along them (two
+  evaluations of ``f``, for outputs of any shape or structure).
 
 Finite differences are always taken in float64, on float64 copies of every
 floating argument, so float32 code is judged against an accurate reference
@@ -23,7 +26,8 @@ import numpy as np
 from tangent_ad.errors import TangentADError
 
 __all__ = ["GradientMismatch", "numerical_grad", "check_grads",
-           "check_vjp_projection", "tolerances", "random_args"]
+           "check_vjp_projection", "check_jvp", "random_tangent", "tolerances",
+           "random_args"]
 
 _EPS = 1e-6
 
@@ -250,6 +254,122 @@ def check_vjp_projection(f, df, args, wrt=(0,), *, seed=0, rtol=None, atol=None)
                 f"abs error {abs(analytic - want):.3g} > tolerance {tol:.3g}")
 
     _run_checks(f, df, args, wrt, rtol, atol, False, compare)
+
+
+def _leaves(tree, path=()):
+    """(path, leaf) pairs of a nested tuple, list or dict, in order."""
+    if isinstance(tree, dict):
+        for key in tree:
+            yield from _leaves(tree[key], path + (key,))
+    elif isinstance(tree, (tuple, list)):
+        for i, item in enumerate(tree):
+            yield from _leaves(item, path + (i,))
+    else:
+        yield path, tree
+
+
+def _map(fn, tree, *others):
+    """`fn` applied leaf by leaf to `tree` (and `others` of its structure)."""
+    if isinstance(tree, dict):
+        return {k: _map(fn, tree[k], *(o[k] for o in others)) for k in tree}
+    if isinstance(tree, (tuple, list)):
+        return type(tree)(_map(fn, *items) for items in zip(tree, *others))
+    return fn(tree, *others)
+
+
+def random_tangent(x, rng):
+    """A standard-normal tangent of `x`: its structure, shapes and dtypes
+    (a float for a Python number).
+
+    >>> t = random_tangent({"w": np.zeros(2, np.float32), "b": 0.0},
+    ...                    np.random.default_rng(0))
+    >>> t["w"].dtype, type(t["b"])
+    (dtype('float32'), <class 'float'>)
+    """
+    def leaf(v):
+        if _is_python_number(v):
+            return float(rng.standard_normal())
+        dtype = np.asarray(v).dtype
+        if dtype.kind not in "fc":
+            raise TypeError(f"cannot make a tangent for a value of dtype {dtype}")
+        return np.asarray(rng.standard_normal(np.shape(v))).astype(dtype)
+    return _map(leaf, x)
+
+
+def check_jvp(f, jvp_f, args, wrt=(0,), *, seed=0, rtol=None, atol=None,
+              check_dtype=True):
+    """Check ``jvp_f(*args, *tangents)`` against central differences of ``f``.
+
+    ``jvp_f`` follows ``tangent_ad.jvp``: it takes ``f``'s arguments and one
+    tangent per ``wrt`` index and returns ``(value, tangent)``. Random
+    tangents (seeded) are drawn for the ``wrt`` arguments; the value must
+    match ``f(*args)`` and the tangent, leaf by leaf, the central
+    difference (f(x + h t) - f(x - h t)) / 2h computed in float64. Each
+    leaf of the tangent must have the shape of the output's leaf and, with
+    ``check_dtype``, its floating dtype. Tolerances default to those of the
+    least precise ``wrt`` argument.
+
+    >>> check_jvp(np.sin, lambda x, dx: (np.sin(x), np.cos(x) * dx), (np.ones(3),))
+    >>> check_jvp(np.sin, lambda x, dx: (np.sin(x), dx), (np.ones(3),))
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    tangent_ad.testing.GradientMismatch: tangent mismatch at output: 3 of 3 ...
+    """
+    wrt = (wrt,) if isinstance(wrt, int) else tuple(wrt)
+    rng = np.random.default_rng(seed)
+    tangents = [random_tangent(args[n], rng) for n in wrt]
+    value, tangent = jvp_f(*args, *tangents)
+    dtypes = [np.asarray(leaf).dtype for n in wrt for _, leaf in _leaves(args[n])
+              if not _is_python_number(leaf)]
+    r, a = tolerances(min((d for d in dtypes if d.kind == "f"),
+                          key=lambda d: d.itemsize, default=np.float64))
+    r, a = (r if rtol is None else rtol), (a if atol is None else atol)
+    size = max([float(np.max(np.abs(leaf), initial=0.0)) for n in wrt
+                for _, leaf in _leaves(args[n])] + [1.0])
+    h = _EPS * size
+
+    def moved(step):
+        out = [_map(_to_float64, a_) for a_ in args]
+        for n, t in zip(wrt, tangents):
+            out[n] = _map(lambda x, tx: _like(x, np.asarray(x, np.float64)
+                                              + step * np.asarray(tx, np.float64)),
+                          args[n], t)
+        return out
+
+    up, down = f(*moved(h)), f(*moved(-h))
+    want = _map(lambda u, v: (np.asarray(u, np.float64) - np.asarray(v, np.float64))
+                / (2 * h), up, down)
+    expected = f(*args)
+    problems = []
+    pairs = zip(_leaves(expected), _leaves(value), _leaves(tangent), _leaves(want))
+    for (path, exp), (_, got_value), (_, got), (_, slope) in pairs:
+        where = "output" + "".join(f"[{p!r}]" for p in path)
+        if np.shape(got) != np.shape(exp):
+            problems.append(f"tangent mismatch at {where}: shape {np.shape(got)}, "
+                            f"but the value has shape {np.shape(exp)}")
+            continue
+        kind = np.asarray(exp).dtype
+        if check_dtype and not _is_python_number(exp) and kind.kind in "fc" \
+                and np.asarray(got).dtype != kind:
+            problems.append(f"tangent mismatch at {where}: dtype "
+                            f"{np.asarray(got).dtype}, but the value has dtype {kind}")
+            continue
+        if not np.allclose(got_value, exp, rtol=1e-6, atol=1e-9, equal_nan=True):
+            problems.append(f"value mismatch at {where}: jvp returned a different "
+                            "value than the function")
+            continue
+        err = np.abs(np.asarray(got, np.complex128) - slope)
+        bad = ~(err <= a + r * np.abs(slope))
+        if np.any(bad):
+            problems.append(
+                f"tangent mismatch at {where}: {int(np.sum(bad))} of {np.size(bad)} "
+                f"elements fail |analytic - numerical| <= {a:g} + {r:g} * |numerical|; "
+                f"max abs error {float(np.max(err)):.3g}")
+    if len(list(_leaves(tangent))) != len(list(_leaves(expected))):
+        problems.append("tangent mismatch: the tangent and the value differ in structure")
+    if problems:
+        raise GradientMismatch("\n".join(problems))
 
 
 def random_args(shapes, *, dtype=np.float64, seed=0, low=-1.0, high=1.0):

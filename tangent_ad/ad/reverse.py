@@ -157,7 +157,8 @@ class _Reverse:
         if isinstance(value, (gast.Tuple, gast.List, gast.Dict)):
             return self.literal_expansion(value, target)
         func = self.ctx.resolved.get(value)
-        if func is None or REGISTRY.is_zero(func):
+        if func is None or REGISTRY.is_zero(func) or not isinstance(
+                value, (gast.Call, gast.BinOp, gast.UnaryOp, gast.Subscript)):
             return []  # constants, globals, comparisons: nothing flows back
         where = self.ctx.where(self.ctx.origin.get(stmt))
         template = REGISTRY.lookup("reverse", func, where=where)

@@ -10,6 +10,25 @@ Expanding it for ``h = np.tanh(z)`` substitutes ``z`` for ``x``, ``h`` for
 ``bz = bh * (1.0 - h * h)``. A ``d[x]`` line whose argument is not active
 (a constant, or a value that does not depend on the inputs of interest) is
 left out.
+
+Forward-mode templates assign ``d[result]`` once, from the tangents
+``d[x]`` of the arguments::
+
+    def mul(result, a, b):
+        d[result] = d[a] * b + a * d[b]
+
+The right-hand side must be linear in the tangents it reads (each term
+holds one tangent, reached only through linear operations). An argument
+without a tangent (a constant, or a value that does not vary) has a
+*symbolic zero* tangent, which is never written out: a term holding only
+zero tangents is left out of its sum (``t = x * 2.0`` gets
+``dt = dx * 2.0``), and an operation all of whose tangents are zero is
+zero. A zero is written out only where an operation mixes it with a real
+tangent (``np.where(c, dx, zeros_like(y))``): a Python number becomes
+``0.0`` and anything else ``zeros_like(value)``. When every tangent is
+zero, or the rule reads no tangent at all (``d[result] = 0.0``, a zero
+derivative), the result gets no tangent rule. ``forward_templates`` does
+this expansion; binding a call to a template is shared with reverse mode.
 """
 import builtins
 import copy

@@ -11,18 +11,22 @@ bookkeeping a reader can look up here:
 * ``structures``: adjoints of tuples, lists and dicts, and the functional
   forms of ``append`` and item assignment;
 * ``loops``: the segment length of a checkpointed loop;
+* ``tangents``: forward-mode helpers (zero tangents, broadcasting a
+  tangent to its result's shape, tangents of decompositions);
 * ``reductions``, ``shapes``, ``linalg``: the helpers of the NumPy rules,
   one per function whose adjoint is more than a line of NumPy: ``unX``
   undoes the data movement of ``np.X``, ``grad_X`` is the adjoint of an
   operand of a product or a decomposition.
 """
-from tangent_ad.runtime import core, linalg, loops, reductions, shapes, structures
+from tangent_ad.runtime import (
+    core, linalg, loops, reductions, shapes, structures, tangents)
 from tangent_ad.runtime.core import *  # noqa: F401,F403
 from tangent_ad.runtime.linalg import *  # noqa: F401,F403
 from tangent_ad.runtime.loops import *  # noqa: F401,F403
 from tangent_ad.runtime.reductions import *  # noqa: F401,F403
 from tangent_ad.runtime.shapes import *  # noqa: F401,F403
 from tangent_ad.runtime.structures import *  # noqa: F401,F403
+from tangent_ad.runtime.tangents import *  # noqa: F401,F403
 
-MODULES = (core, structures, loops, reductions, shapes, linalg)
+MODULES = (core, structures, loops, reductions, shapes, linalg, tangents)
 __all__ = [name for module in MODULES for name in module.__all__]

@@ -1,0 +1,313 @@
+"""Forward mode: turn a core-form function into its Jacobian-vector product.
+
+The generated function takes the primal's parameters (without their
+defaults) followed by one tangent per ``wrt`` parameter, named
+``d<name>``, and returns ``(value, tangent of the value)``. Each primal
+statement is followed by its tangent statement, expanded from the
+forward template of the operation (``d[result] = ...``, see
+``ad.forward_templates``). Branches and loops are copied with the
+tangent statements inside them: a tangent is computed when its value is,
+so nothing is saved and nothing runs backwards.
+
+Only *active* variables (``ctx.facts["active"]``: varied by a ``wrt``
+parameter and useful to the result) have tangents. Every assignment to
+an active variable defines its tangent, as ``zeros_like(x)`` when the
+assigned value does not vary, and a parameter that becomes active only
+later starts with zeros: a tangent is defined wherever its variable is.
+A tangent known to be zero at a statement (assigned zeros earlier in the
+same straight run of code, or on both sides of a branch) counts as a
+symbolic zero there, so no arithmetic is spent on it; dead-code
+elimination drops the zeros nothing reads.
+
+A call to one of the user's Python functions becomes a call to that
+function's own forward function, ``y, dy = jvp_g_da(a, b, da)``, which
+the pipeline generates next (``ctx.calls``, as for reverse mode's
+pullbacks); a recursive function calls its own forward function. Each
+is specialized to the arguments that have tangents, hence names such as
+``jvp_layer_dW_x``.
+
+Invariant needed: the core form after ``exits`` (one final ``return``).
+Invariant established: a FunctionDef returning ``(value, tangent)``.
+"""
+import copy
+import inspect
+
+import gast
+import numpy as np
+
+from tangent_ad.ad import calls, forward_templates, templates
+from tangent_ad.errors import UnsupportedSyntaxError
+from tangent_ad.frontend.closures import LocalFunction
+from tangent_ad.hooks import checkpoint
+from tangent_ad.nodes import assign, call, const, name, reads, writes
+from tangent_ad.optimize.shapes import ShapeClasses
+from tangent_ad.registry import REGISTRY
+
+
+def register(unit, func, wrt, statics=()):
+    """Record in `unit` (``ctx.calls``) a name, unique there, for the
+    forward function of `func` with tangents for the parameters `wrt`
+    (and the functions `statics` bound to its parameters); return its key."""
+    key = (func, tuple(wrt), tuple(statics))
+    if key not in unit:
+        base = f"jvp_{func.__name__}_d{'_'.join(wrt)}"
+        if statics:
+            base += "_with_" + "_".join(f.__name__ for _, f in statics)
+        taken = set(unit.values())
+        candidate, i = base, 2
+        while candidate in taken:
+            candidate, i = f"{base}{i}", i + 1
+        unit[key] = candidate
+    return key
+
+
+def run(tree, ctx):
+    """Return the forward-mode FunctionDef of the core-form FunctionDef `tree`."""
+    return _Forward(tree, ctx).build()
+
+
+def is_user_function(func):
+    """True for a Python function to be differentiated from its source
+    in forward mode (one with a forward template is not)."""
+    if isinstance(func, LocalFunction):
+        return True
+    return inspect.isfunction(func) and not REGISTRY.has("forward", func)
+
+
+class _Forward:
+    def __init__(self, tree, ctx):
+        self.tree = tree
+        self.ctx = ctx
+        self.namer = ctx.namer
+        self.active = set(ctx.facts["active"])
+        self.shapes = ShapeClasses(tree, ctx)
+        self.primal_of = {}  # tangent name -> primal name
+        self.zero = set()    # active names whose tangent is zero here
+
+    def tangent_name(self, var):
+        tangent = self.namer.tangent(var)
+        self.primal_of[tangent] = var
+        return tangent
+
+    def tangent_of(self, atom):
+        """The tangent name of an active Name atom, None when it has none
+        or its tangent is known to be zero here."""
+        if isinstance(atom, gast.Name) and atom.id in self.active \
+                and atom.id not in self.zero:
+            return self.tangent_name(atom.id)
+        return None
+
+    def define(self, var, tangent):
+        """``dvar = tangent`` (an expression that is not known to be zero)."""
+        self.zero.discard(var)
+        return assign(self.tangent_name(var), tangent)
+
+    def tangent_or_zero(self, atom):
+        tangent = self.tangent_of(atom)
+        return name(tangent) if tangent else forward_templates.zero_value(atom)
+
+    def zeros(self, var, value=None):
+        """``dvar = zeros_like(var)``, or ``dvar = 0.0`` after ``var = 1.0``."""
+        zero = forward_templates.zero_value(value) if isinstance(value, gast.Constant) \
+            else call("zeros_like", name(var))
+        self.zero.add(var)
+        return assign(self.tangent_name(var), zero)
+
+    def build(self):
+        body = self.tree.body
+        returned = body[-1].value
+        params = [a.id for a in self.tree.args.args]
+        # A parameter that varies later starts with a zero tangent. (Not
+        # `zeros_like`: the simplifier would read its shape from the value
+        # the body assigns to the parameter, which does not exist yet.)
+        inits = [assign(self.tangent_name(p), call("zero_tangent", name(p)))
+                 for p in params if p in self.active and p not in self.ctx.wrt]
+        self.zero = {p for p in params if p in self.active and p not in self.ctx.wrt}
+        code = self.block(body[:-1])
+        result = gast.Return(value=gast.Tuple(
+            elts=[returned, self.tangent_or_zero(returned)], ctx=gast.Load()))
+        key = (self.ctx.func, self.ctx.wrt, self.ctx.static_key())
+        args = params + [self.namer.tangent(p) for p in self.ctx.wrt]
+        arguments = gast.arguments(
+            args=[gast.Name(id=a, ctx=gast.Param(), annotation=None, type_comment=None)
+                  for a in args], posonlyargs=[], vararg=None,
+            kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+        return gast.fix_missing_locations(gast.FunctionDef(
+            name=self.ctx.calls[key], args=arguments, body=inits + code + [result],
+            decorator_list=[], returns=None, type_comment=None, type_params=[]))
+
+    # ---- statements ---------------------------------------------------
+
+    def block(self, stmts):
+        out = []
+        for stmt in stmts:
+            out.extend(self.statement(stmt))
+        return out
+
+    def statement(self, stmt):
+        if isinstance(stmt, gast.Assign):
+            return self.assignment(stmt)
+        if isinstance(stmt, gast.If):
+            before = set(self.zero)
+            body = self.block(stmt.body)
+            self.zero, after_body = before, self.zero
+            orelse = self.block(stmt.orelse)
+            self.zero &= after_body  # zero after the branch if zero on both sides
+            return [gast.If(test=stmt.test, body=body or [gast.Pass()], orelse=orelse)]
+        if isinstance(stmt, (gast.For, gast.While)):
+            # a tangent the loop assigns may be nonzero from the second iteration on
+            self.zero -= writes(stmt)
+            return self.loop(stmt)
+        if isinstance(stmt, gast.With):
+            return []  # insert_grad_code: its body belongs to the backward pass
+        return [stmt]  # break, continue, pass, a lifted nested def
+
+    def loop(self, stmt):
+        before = set(self.zero)
+        if isinstance(stmt, gast.For):
+            if writes(stmt.target) & self.active:
+                raise UnsupportedSyntaxError(
+                    "looping over a differentiated sequence is not supported yet",
+                    hint="loop over the sequence itself, enumerate() or zip() of "
+                         "sequences, or over range(len(x)) and index x[i]",
+                    **self.ctx.where(self.ctx.origin.get(stmt)))
+            loop = gast.For(target=stmt.target, iter=stmt.iter,
+                            body=self.block(stmt.body) or [gast.Pass()], orelse=[],
+                            type_comment=None)
+        else:
+            loop = gast.While(test=stmt.test, body=self.block(stmt.body) or [gast.Pass()],
+                              orelse=[])
+        self.zero = before  # the loop may run any number of times
+        return [loop]
+
+    def assignment(self, stmt):
+        """The primal assignment followed by its tangent (or a call to the
+        callee's forward function, which computes both)."""
+        target = stmt.targets[0].id
+        value = stmt.value
+        if target not in self.active:
+            return [stmt]
+        if not isinstance(value, gast.Name) and target in reads(value):
+            # `x = f(x)`: compute into a temporary, so the rule sees the old x
+            temp = self.namer.fresh("t")
+            self.active.add(temp)
+            first = assign(temp, value)
+            self.ctx.origin[first] = self.ctx.origin.get(stmt)
+            return self.assignment(first) + self.assignment(assign(target, name(temp)))
+        func = self.ctx.resolved.get(value)
+        func = getattr(func, "__wrapped__", func) if isinstance(func, checkpoint) else func
+        if not any([self.tangent_of(name(v)) for v in sorted(reads(value))]):
+            return [stmt, self.zeros(target, value)]  # nothing here varies
+        if isinstance(value, gast.Name):
+            return [stmt, self.define(target, name(self.tangent_of(value)))]
+        if isinstance(value, (gast.Tuple, gast.List)):
+            return [stmt, self.define(target, type(value)(
+                elts=[self.tangent_or_zero(e) for e in value.elts], ctx=gast.Load()))]
+        if isinstance(value, gast.Dict):
+            return [stmt, self.define(target, gast.Dict(
+                keys=copy.deepcopy(value.keys),
+                values=[self.tangent_or_zero(v) for v in value.values]))]
+        if isinstance(value, gast.Call) and is_user_function(func):
+            return self.user_call(stmt, func, target)
+        if func is None or REGISTRY.is_zero(func):
+            return [stmt, self.zeros(target)]
+        if isinstance(value, gast.Subscript):
+            # indexing, written as indexing: dy = dx[i, 1:3]
+            source = self.tangent_of(value.value)
+            if source is None:
+                return [stmt, self.zeros(target)]
+            return [stmt, self.define(target, gast.Subscript(
+                value=name(source), slice=copy.deepcopy(value.slice), ctx=gast.Load()))]
+        return [stmt] + self.expand(stmt, func, target)
+
+    def expand(self, stmt, func, target):
+        """The tangent statements of ``target = func(...)`` from its template."""
+        value = stmt.value
+        where = self.ctx.where(self.ctx.origin.get(stmt))
+        template = REGISTRY.lookup("forward", func, where=where)
+        for free in templates.free_names(template):  # a user rule's own globals
+            if free in template.__globals__:
+                self.ctx.namespace.setdefault(free, template.__globals__[free])
+        if isinstance(value, gast.BinOp):
+            args, keywords = [value.left, value.right], []
+        elif isinstance(value, gast.UnaryOp):
+            args, keywords = [value.operand], []
+        else:
+            args, keywords = value.args, value.keywords
+        bound = templates.bind(template, func, args, keywords, where=where)
+        given = [a.value if isinstance(a, gast.Starred) else a for a in args] + \
+            [k.value for k in keywords]
+        omitted = [p for p, atom in bound.items() if not any(atom is g for g in given)]
+        temporaries, tangent, dropped = forward_templates.expand_tangent(
+            template, bound, name(target), self.tangent_of, self.namer.fresh, omitted)
+        if tangent is None:
+            return [self.zeros(target)]
+        if dropped and REGISTRY.is_broadcasting(func):
+            tangent = self.fit_shape(tangent, bound, target)
+        return [assign(n, e) for n, e in temporaries] + [self.define(target, tangent)]
+
+    def fit_shape(self, tangent, bound, target):
+        """Broadcast the tangent of a broadcasting function to the result's
+        shape when a left-out term may have been what broadcast it: unless
+        every array argument still appears in the (elementwise) tangent,
+        or one it reads provably has the result's shape."""
+        operands = {a.id for a in bound.values() if isinstance(a, gast.Name)}
+        leaves = {self.primal_of.get(n, n) for n in reads(tangent)}
+        if operands <= leaves or target in leaves or any(
+                self.shapes.same(name(leaf), name(target)) for leaf in leaves & operands):
+            return tangent
+        return call("broadcast_like", tangent, name(target))
+
+    # ---- calls to the user's functions ------------------------------------
+
+    def user_call(self, stmt, func, target):
+        """``y = g(a, b)`` -> ``y, dy = jvp_g_da(a, b, da)``: every parameter
+        is passed (defaults filled in), then the tangents of those with one."""
+        value = stmt.value
+        where = self.ctx.where(self.ctx.origin.get(stmt))
+        bound = calls._bind(func, value, where)
+        wanted = [(p, a) for p, a in bound if self.tangent_of(a)]
+        if not wanted:  # the active value is read by the callee's *args, say
+            return [stmt, self.zeros(target)]
+        statics = calls._static_functions(bound, self.ctx)
+        key = register(self.ctx.calls, func, tuple(p for p, _ in wanted), statics)
+        given = dict(bound)
+        arguments = []
+        for param in inspect.signature(func).parameters.values():
+            if param.name in given:
+                arguments.append(given[param.name])
+            else:
+                arguments.append(self.default(func, param))
+        arguments += [name(self.tangent_of(a)) for _, a in wanted]
+        self.zero.discard(target)
+        new = gast.Assign(
+            targets=[gast.Tuple(elts=[name(target, store=True),
+                                      name(self.tangent_name(target), store=True)],
+                                ctx=gast.Store())],
+            value=gast.Call(func=name(self.ctx.calls[key]), args=arguments, keywords=[]),
+            type_comment=None)
+        self.ctx.origin[new] = self.ctx.origin.get(stmt)
+        return [new]
+
+    def default(self, func, param):
+        """A parameter's default value as an atom: a literal when it is
+        one, else a name for it in the generated code's namespace."""
+        literal = _literal(param.default)
+        if literal is not None:
+            return literal
+        alias = self.namer.fresh(f"{func.__name__}_{param.name}")
+        self.ctx.namespace[alias] = param.default
+        return name(alias)
+
+
+def _literal(value):
+    """`value` as a gast literal (numbers, strings, None and tuples of
+    them), or None when it is not one."""
+    if isinstance(value, (bool, int, str, type(None))) or (
+            isinstance(value, (float, complex)) and np.isfinite(value)):
+        return const(value)
+    if isinstance(value, tuple):
+        items = [_literal(v) for v in value]
+        if all(i is not None for i in items):
+            return gast.Tuple(elts=items, ctx=gast.Load())
+    return None

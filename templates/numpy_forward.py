@@ -1,0 +1,336 @@
+"""Forward-mode rules for NumPy's elementwise functions, complex parts and
+array constructors.
+
+One rule per function, as short as the math: ``d[result]``, the tangent
+of the call's value, from the tangents ``d[x]`` of its arguments, one
+term per argument; the term of an argument without a tangent is left
+out (see ``tangent_ad.ad.templates``). Parameter names and defaults are
+NumPy's, as in ``numpy_reverse.py``, whose functions these mirror
+one for one; functions with a zero derivative need no forward rule.
+Reductions are in ``numpy_reductions_forward.py``, shape functions in
+``numpy_shape_forward.py``, linear algebra in ``numpy_linalg_forward.py``.
+"""
+import numpy as np
+
+from tangent_ad.registry import broadcasting, tangent
+from tangent_ad.runtime import dsinc
+from tangent_ad.runtime.tangents import tangent_array
+
+d = None  # d[x] is the tangent of x; templates are parsed, never run
+
+
+# ---- elementwise, one argument ---------------------------------------------
+
+@tangent(np.abs)
+def abs(result, x):
+    d[result] = d[x] * np.sign(x)
+
+
+@tangent(np.arccos)
+def arccos(result, x):
+    d[result] = -d[x] / np.sqrt(1.0 - x * x)
+
+
+@tangent(np.arccosh)
+def arccosh(result, x):
+    d[result] = d[x] / np.sqrt(x * x - 1.0)
+
+
+@tangent(np.arcsin)
+def arcsin(result, x):
+    d[result] = d[x] / np.sqrt(1.0 - x * x)
+
+
+@tangent(np.arcsinh)
+def arcsinh(result, x):
+    d[result] = d[x] / np.sqrt(x * x + 1.0)
+
+
+@tangent(np.arctan)
+def arctan(result, x):
+    d[result] = d[x] / (1.0 + x * x)
+
+
+@tangent(np.arctanh)
+def arctanh(result, x):
+    d[result] = d[x] / (1.0 - x * x)
+
+
+@tangent(np.cbrt)
+def cbrt(result, x):
+    d[result] = d[x] / (3.0 * result * result)
+
+
+@tangent(np.cos)
+def cos(result, x):
+    d[result] = -d[x] * np.sin(x)
+
+
+@tangent(np.cosh)
+def cosh(result, x):
+    d[result] = d[x] * np.sinh(x)
+
+
+@tangent(np.deg2rad)
+@tangent(np.radians)
+def deg2rad(result, x):
+    d[result] = d[x] * (np.pi / 180.0)
+
+
+@tangent(np.exp)
+def exp(result, x):
+    d[result] = d[x] * result
+
+
+@tangent(np.exp2)
+def exp2(result, x):
+    d[result] = d[x] * result * 0.6931471805599453
+
+
+@tangent(np.expm1)
+def expm1(result, x):
+    d[result] = d[x] * (result + 1.0)
+
+
+@tangent(np.fabs)
+def fabs(result, x):
+    d[result] = d[x] * np.sign(x)
+
+
+@tangent(np.log)
+def log(result, x):
+    d[result] = d[x] / x
+
+
+@tangent(np.log10)
+def log10(result, x):
+    d[result] = d[x] / (x * 2.302585092994046)
+
+
+@tangent(np.log1p)
+def log1p(result, x):
+    d[result] = d[x] / (1.0 + x)
+
+
+@tangent(np.log2)
+def log2(result, x):
+    d[result] = d[x] / (x * 0.6931471805599453)
+
+
+@tangent(np.nan_to_num)
+def nan_to_num(result, x, copy=True, nan=0.0, posinf=None, neginf=None):
+    d[result] = d[x] * np.isfinite(x)
+
+
+@tangent(np.negative)
+def negative(result, x):
+    d[result] = -d[x]
+
+
+@tangent(np.positive)
+def positive(result, x):
+    d[result] = d[x]
+
+
+@tangent(np.rad2deg)
+@tangent(np.degrees)
+def rad2deg(result, x):
+    d[result] = d[x] * (180.0 / np.pi)
+
+
+@tangent(np.reciprocal)
+def reciprocal(result, x):
+    d[result] = -d[x] * result * result
+
+
+@tangent(np.sin)
+def sin(result, x):
+    d[result] = d[x] * np.cos(x)
+
+
+@tangent(np.sinc)
+def sinc(result, x):
+    d[result] = d[x] * dsinc(x)
+
+
+@tangent(np.sinh)
+def sinh(result, x):
+    d[result] = d[x] * np.cosh(x)
+
+
+@tangent(np.sqrt)
+def sqrt(result, x):
+    d[result] = d[x] * 0.5 / result
+
+
+@tangent(np.square)
+def square(result, x):
+    d[result] = d[x] * 2.0 * x
+
+
+@tangent(np.tan)
+def tan(result, x):
+    d[result] = d[x] * (1.0 + result * result)
+
+
+@tangent(np.tanh)
+def tanh(result, x):
+    d[result] = d[x] * (1.0 - result * result)
+
+
+# ---- elementwise, two arguments --------------------------------------------
+
+@tangent(np.add)
+def add(result, x1, x2):
+    d[result] = d[x1] + d[x2]
+
+
+@tangent(np.arctan2)
+def arctan2(result, x1, x2):
+    d[result] = (d[x1] * x2 - x1 * d[x2]) / (x1 * x1 + x2 * x2)
+
+
+@tangent(np.divide)
+def divide(result, x1, x2):
+    d[result] = d[x1] / x2 - d[x2] * result / x2
+
+
+@tangent(np.float_power)
+def float_power(result, x1, x2):
+    d[result] = d[x1] * x2 * np.float_power(x1, x2 - 1) + d[x2] * result * np.log(x1)
+
+
+@tangent(np.fmax)
+def fmax(result, x1, x2):
+    d[result] = np.where((x1 >= x2) | np.isnan(x2), d[x1], d[x2])
+
+
+@tangent(np.fmin)
+def fmin(result, x1, x2):
+    d[result] = np.where((x1 <= x2) | np.isnan(x2), d[x1], d[x2])
+
+
+@tangent(np.fmod)
+def fmod(result, x1, x2):
+    d[result] = d[x1] - d[x2] * np.trunc(x1 / x2)
+
+
+@tangent(np.hypot)
+def hypot(result, x1, x2):
+    d[result] = (d[x1] * x1 + d[x2] * x2) / result
+
+
+@tangent(np.logaddexp)
+def logaddexp(result, x1, x2):
+    d[result] = d[x1] * np.exp(x1 - result) + d[x2] * np.exp(x2 - result)
+
+
+@tangent(np.logaddexp2)
+def logaddexp2(result, x1, x2):
+    d[result] = d[x1] * np.exp2(x1 - result) + d[x2] * np.exp2(x2 - result)
+
+
+@tangent(np.maximum)
+def maximum(result, x1, x2):
+    d[result] = np.where(x1 >= x2, d[x1], d[x2])
+
+
+@tangent(np.minimum)
+def minimum(result, x1, x2):
+    d[result] = np.where(x1 <= x2, d[x1], d[x2])
+
+
+@tangent(np.mod)
+def mod(result, x1, x2):
+    d[result] = d[x1] - d[x2] * np.floor_divide(x1, x2)
+
+
+@tangent(np.multiply)
+def multiply(result, x1, x2):
+    d[result] = d[x1] * x2 + x1 * d[x2]
+
+
+@tangent(np.power)
+def power(result, x1, x2):
+    d[result] = d[x1] * x2 * x1 ** (x2 - 1) + d[x2] * result * np.log(x1)
+
+
+@tangent(np.subtract)
+def subtract(result, x1, x2):
+    d[result] = d[x1] - d[x2]
+
+
+# ---- clipping and selection ------------------------------------------------
+
+@tangent(np.clip)
+def clip(result, a, a_min=None, a_max=None, min=None, max=None):
+    d[result] = d[a] * (result == a) + d[a_min] * (a < a_min) + \
+        d[a_max] * (a > a_max) + d[min] * (a < min) + d[max] * (a > max)
+
+
+@tangent(np.where)
+def where(result, condition, x, y):
+    d[result] = np.where(condition, d[x], d[y])
+
+
+broadcasting(
+    np.add, np.arctan2, np.divide, np.float_power, np.fmax, np.fmin, np.fmod,
+    np.hypot, np.logaddexp, np.logaddexp2, np.maximum, np.minimum, np.mod,
+    np.multiply, np.power, np.subtract, np.clip, np.where,
+)
+
+
+# ---- complex numbers -------------------------------------------------------
+
+@tangent(np.angle)
+def angle(result, z):
+    d[result] = np.imag(d[z] / z)
+
+
+@tangent(np.conj)
+def conj(result, x):
+    d[result] = np.conj(d[x])
+
+
+@tangent(np.imag)
+def imag(result, val):
+    d[result] = np.imag(d[val])
+
+
+@tangent(np.real)
+def real(result, val):
+    d[result] = np.real(d[val])
+
+
+# ---- array construction ----------------------------------------------------
+
+@tangent(np.array)
+def array(result, object, dtype=None, copy=True, order="K", ndmin=0):
+    d[result] = tangent_array(d[object], result)
+
+
+@tangent(np.asarray)
+def asarray(result, a, dtype=None, order=None):
+    d[result] = tangent_array(d[a], result)
+
+
+if hasattr(np, "astype"):  # NumPy >= 2.1
+
+    @tangent(np.astype)
+    def astype(result, x, dtype, copy=True):
+        d[result] = tangent_array(d[x], result)
+
+
+@tangent(np.full)
+def full(result, shape, fill_value):
+    d[result] = np.full_like(result, d[fill_value])
+
+
+@tangent(np.full_like)
+def full_like(result, a, fill_value):
+    d[result] = np.full_like(result, d[fill_value])
+
+
+@tangent(np.linspace)
+def linspace(result, start, stop, num=50, endpoint=True, axis=0):
+    d[result] = np.linspace(d[start], d[stop], num, endpoint, axis=axis)

@@ -1,0 +1,95 @@
+"""Forward-mode rules for NumPy's products and ``np.linalg``.
+
+A product is linear in each operand: its tangent is one product per
+operand, with the operand's tangent in its place. Decompositions follow
+the matrix identities, e.g. ``d inv(a) = -inv(a) @ da @ inv(a)`` and
+``d det(a) = det(a) tr(a^-1 da)``; those of symmetric matrices
+(``cholesky``, ``eigh``) read only the triangle NumPy reads.
+"""
+import numpy as np
+
+from tangent_ad.registry import tangent
+from tangent_ad.runtime.tangents import jvp_cholesky, jvp_eigh, jvp_einsum
+
+d = None  # d[x] is the tangent of x; templates are parsed, never run
+
+
+# ---- products --------------------------------------------------------------
+
+@tangent(np.cross)
+def cross(result, a, b, axis=None):
+    d[result] = np.cross(d[a], b, axis=axis) + np.cross(a, d[b], axis=axis)
+
+
+@tangent(np.dot)
+def dot(result, a, b):
+    d[result] = np.dot(d[a], b) + np.dot(a, d[b])
+
+
+@tangent(np.einsum)
+def einsum(result, operands):
+    d[result] = jvp_einsum(d[operands], operands)
+
+
+@tangent(np.inner)
+def inner(result, a, b):
+    d[result] = np.inner(d[a], b) + np.inner(a, d[b])
+
+
+@tangent(np.kron)
+def kron(result, a, b):
+    d[result] = np.kron(d[a], b) + np.kron(a, d[b])
+
+
+@tangent(np.matmul)
+def matmul(result, x1, x2):
+    d[result] = np.matmul(d[x1], x2) + np.matmul(x1, d[x2])
+
+
+@tangent(np.outer)
+def outer(result, a, b):
+    d[result] = np.outer(d[a], b) + np.outer(a, d[b])
+
+
+@tangent(np.tensordot)
+def tensordot(result, a, b, axes=2):
+    d[result] = np.tensordot(d[a], b, axes) + np.tensordot(a, d[b], axes)
+
+
+@tangent(np.vdot)
+def vdot(result, a, b):
+    d[result] = np.vdot(d[a], b) + np.vdot(a, d[b])
+
+
+# ---- np.linalg -------------------------------------------------------------
+
+@tangent(np.linalg.cholesky)
+def cholesky(result, a, upper=False):
+    d[result] = jvp_cholesky(d[a], result, upper)
+
+
+@tangent(np.linalg.det)
+def det(result, a):
+    d[result] = result * np.trace(np.linalg.solve(a, d[a]), axis1=-2, axis2=-1)
+
+
+@tangent(np.linalg.eigh)
+def eigh(result, a, UPLO="L"):
+    """Needs distinct eigenvalues."""
+    d[result] = jvp_eigh(d[a], result, UPLO)
+
+
+@tangent(np.linalg.inv)
+def inv(result, a):
+    d[result] = -result @ d[a] @ result
+
+
+@tangent(np.linalg.slogdet)
+def slogdet(result, a):
+    d[result] = (np.zeros_like(result[0]),
+                 np.trace(np.linalg.solve(a, d[a]), axis1=-2, axis2=-1))
+
+
+@tangent(np.linalg.solve)
+def solve(result, a, b):
+    d[result] = np.linalg.solve(a, d[b] - d[a] @ result)

@@ -1,0 +1,112 @@
+"""Forward-mode rules for NumPy's reductions and scans.
+
+A linear reduction reduces the tangent the same way (``np.sum(d[a],
+axis)``). The others weigh the tangent by the slope of the reduction and
+reduce the product with a sum: the indicator of the extreme elements for
+a max (ties share), 2 (x - mean) / (n - ddof) for a variance. The slopes
+come from the same runtime helpers as the reverse rules of
+``numpy_reductions.py``, applied to ones.
+"""
+import numpy as np
+
+from tangent_ad.registry import tangent
+from tangent_ad.runtime import (
+    grad_norm, unreduce_max, unreduce_median, unreduce_var)
+
+d = None  # d[x] is the tangent of x; templates are parsed, never run
+
+
+# ---- reductions ------------------------------------------------------------
+
+@tangent(np.average)
+def average(result, a, axis=None, keepdims=False):
+    d[result] = np.average(d[a], axis, keepdims=keepdims)
+
+
+@tangent(np.cumprod)
+def cumprod(result, a, axis=None):
+    """Divides by the input: undefined where an element is zero."""
+    d[result] = result * np.cumsum(d[a] / a, axis)
+
+
+@tangent(np.cumsum)
+def cumsum(result, a, axis=None):
+    d[result] = np.cumsum(d[a], axis)
+
+
+@tangent(np.diff)
+def diff(result, a, n=1, axis=-1):
+    d[result] = np.diff(d[a], n, axis)
+
+
+@tangent(np.linalg.norm)
+def norm(result, x, ord=None, axis=None, keepdims=False):
+    """Vector norms of any order, matrix norms 'fro', 'nuc', 1, 2, inf."""
+    slope = grad_norm(np.ones_like(result), result, x, ord, axis, keepdims)
+    d[result] = np.sum(slope * d[x], axis, keepdims=keepdims)
+
+
+@tangent(np.max)
+@tangent(np.amax)
+@tangent(np.min)
+@tangent(np.amin)
+def max(result, a, axis=None, keepdims=False):
+    """Ties share the tangent equally."""
+    share = unreduce_max(np.ones_like(result), result, a, axis, keepdims)
+    d[result] = np.sum(share * d[a], axis, keepdims=keepdims)
+
+
+@tangent(np.mean)
+def mean(result, a, axis=None, keepdims=False):
+    d[result] = np.mean(d[a], axis, keepdims=keepdims)
+
+
+@tangent(np.median)
+def median(result, a, axis=None, keepdims=False):
+    """The middle element, or the mean of the two middle ones."""
+    share = unreduce_median(np.ones_like(result), a, axis, keepdims)
+    d[result] = np.sum(share * d[a], axis, keepdims=keepdims)
+
+
+@tangent(np.nanmean)
+def nanmean(result, a, axis=None, keepdims=False):
+    """NaN elements do not count."""
+    d[result] = np.nanmean(np.where(np.isnan(a), np.nan, d[a]), axis, keepdims=keepdims)
+
+
+@tangent(np.nansum)
+def nansum(result, a, axis=None, keepdims=False):
+    """NaN elements do not count."""
+    d[result] = np.sum(np.where(np.isnan(a), 0.0, d[a]), axis, keepdims=keepdims)
+
+
+@tangent(np.prod)
+def prod(result, a, axis=None, keepdims=False):
+    """Divides by the input: undefined where an element is zero."""
+    d[result] = result * np.sum(d[a] / a, axis, keepdims=keepdims)
+
+
+@tangent(np.ptp)
+def ptp(result, a, axis=None, keepdims=False):
+    top = unreduce_max(np.ones_like(result), np.max(a, axis, keepdims=keepdims), a,
+                       axis, keepdims)
+    bottom = unreduce_max(np.ones_like(result), np.min(a, axis, keepdims=keepdims), a,
+                          axis, keepdims)
+    d[result] = np.sum((top - bottom) * d[a], axis, keepdims=keepdims)
+
+
+@tangent(np.std)
+def std(result, a, axis=None, ddof=0, keepdims=False):
+    slope = unreduce_var(0.5 / result, a, axis, ddof, keepdims)
+    d[result] = np.sum(slope * d[a], axis, keepdims=keepdims)
+
+
+@tangent(np.sum)
+def sum(result, a, axis=None, keepdims=False):
+    d[result] = np.sum(d[a], axis, keepdims=keepdims)
+
+
+@tangent(np.var)
+def var(result, a, axis=None, ddof=0, keepdims=False):
+    slope = unreduce_var(np.ones_like(result), a, axis, ddof, keepdims)
+    d[result] = np.sum(slope * d[a], axis, keepdims=keepdims)
