@@ -116,4 +116,5 @@ def test_every_forward_rule_has_a_spec():
 
 def test_expected_failures_name_real_specs():
     ids = {spec.id for spec in SPECS}
-    assert not set(FORWARD_XFAIL) - ids
+    listed = {i for i in FORWARD_XFAIL if "scipy" in NAMESPACE or not i.startswith("scipy.")}
+    assert not listed - ids
