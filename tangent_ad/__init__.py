@@ -7,7 +7,8 @@ transformation, with derivatives you can read.
 >>> df = tad.grad(f)
 >>> print(tad.show_source(df))  # doctest: +SKIP
 """
-from tangent_ad.api import autodiff, grad, jvp, show_source, value_and_grad
+from tangent_ad.api import (
+    autodiff, grad, hessian, hvp, jacobian, jvp, show_source, value_and_grad, vjp)
 from tangent_ad.errors import (
     InternalError, NoDerivativeError, NonScalarOutputError, SourceUnavailableError,
     TangentADError, TemplateError, UnsupportedSyntaxError)
@@ -15,7 +16,8 @@ from tangent_ad.hooks import checkpoint, checkpointed, insert_grad_code, stop_gr
 from tangent_ad.registry import adjoint, tangent
 
 __all__ = [
-    "grad", "value_and_grad", "jvp", "autodiff", "show_source", "adjoint", "tangent",
+    "grad", "value_and_grad", "vjp", "jvp", "hvp", "jacobian", "hessian", "autodiff",
+    "show_source", "adjoint", "tangent",
     "insert_grad_code", "stop_gradient", "checkpoint", "checkpointed",
     "TangentADError", "UnsupportedSyntaxError", "NoDerivativeError",
     "SourceUnavailableError", "NonScalarOutputError", "TemplateError",

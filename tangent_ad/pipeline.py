@@ -23,13 +23,16 @@ MODES = {"reverse": (reverse, "gradient", "pullback"),
 
 
 def transform(func, *, wrt, mode="reverse", optimized=True,
-              preserve_result=False, verbose=0):
+              preserve_result=False, verbose=0, kind=None):
     """Generate, load and return the derivative function of `func`.
 
     The derivative of a function that calls other Python functions is a
     *unit*: the requested function first, then the pullback (reverse
     mode) or forward function (forward mode) of every function it calls
-    (transitively), loaded together into one namespace.
+    (transitively), loaded together into one namespace. `kind` overrides
+    the mode's kind of the requested function ("vjp": a reverse-mode
+    derivative of any output, taking its cotangent; "hvp": a forward-mode
+    derivative of a gradient that returns the tangent only).
     """
     options = dict(mode=mode, optimized=optimized, verbose=verbose)
     calls = {}
@@ -39,9 +42,10 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
                 f"mode={mode!r} is not a differentiation mode",
                 hint="use mode='reverse' (tangent_ad.grad) or mode='forward' "
                      "(tangent_ad.jvp)")
-        _, kind, callee_kind = MODES[mode]
+        _, default_kind, callee_kind = MODES[mode]
+        kind = kind or default_kind
         done = set()
-        if mode == "forward":  # a recursive call reuses the requested function
+        if mode == "forward" and kind == "jvp":  # a recursive call reuses it
             done.add(forward.register(calls, func, tuple(wrt)))
         text, ctx = _generate(func, tuple(wrt), kind, calls,
                               preserve_result=preserve_result, **options)

@@ -11,7 +11,7 @@ import numpy as np
 
 from tangent_ad.registry import tangent
 from tangent_ad.runtime import (
-    grad_norm, unreduce_max, unreduce_median, unreduce_var)
+    grad_norm, jvp_mean, unreduce_max, unreduce_median, unreduce_var)
 
 d = None  # d[x] is the tangent of x; templates are parsed, never run
 
@@ -58,7 +58,7 @@ def max(result, a, axis=None, keepdims=False):
 
 @tangent(np.mean)
 def mean(result, a, axis=None, keepdims=False):
-    d[result] = np.mean(d[a], axis, keepdims=keepdims)
+    d[result] = jvp_mean(d[a], axis, keepdims)
 
 
 @tangent(np.median)

@@ -11,15 +11,26 @@ adjoint of an operand of a product is also linear in the other operand
 ``zeros_like`` has a zero derivative, declared by a rule that reads no
 tangent.
 
+The others: the slopes ``dsinc`` and ``digamma`` have slopes of their own
+(``d2sinc``, ``trigamma``); a norm's adjoint, an einsum's and a solve's
+have tangents written as runtime helpers (``jvp_grad_norm``, ...); helpers
+that compute axes, counts or fractions do not vary. Cholesky's and eigh's
+adjoints have no forward rule yet.
+
 These rules have no reverse counterpart yet (differentiating generated
 code in reverse mode, ``grad(grad(f))``, needs them).
 """
 from tangent_ad.registry import tangent
 from tangent_ad.runtime import (
-    accumulate, cast_like, grad_dot_lhs, grad_dot_rhs, grad_matmul_lhs,
-    grad_matmul_rhs, grad_tensordot_lhs, grad_tensordot_rhs, matrix_transpose,
-    uncumsum, unconcatenate, undiff, unindex, unreduce, unreduce_mean,
-    unreduce_var, unstack, unbroadcast, zeroed, zeros_like)
+    accumulate, cast_like, d2sinc, digamma, dsinc, grad_dot_lhs, grad_dot_rhs,
+    grad_einsum, grad_kron_lhs, grad_kron_rhs, grad_matmul_lhs, grad_matmul_rhs,
+    grad_norm, grad_solve_lhs, grad_solve_rhs, grad_tensordot_lhs,
+    grad_tensordot_rhs, inverse_permutation, jvp_grad_einsum, jvp_grad_norm,
+    jvp_grad_solve_rhs, linspace_fraction, matrix_transpose, segment_length,
+    trigamma, unarray, unatleast, uncumsum, unconcatenate, undiag, undiagonal,
+    undiff, unindex, unindex_container, unpad, unreduce, unreduce_max,
+    unreduce_mean, unreduce_median, unreduce_var, unrepeat, unrollaxis, unsort,
+    unstack, untake, untake_along_axis, untile, unbroadcast, zeroed, zeros_like)
 
 d = None  # d[x] is the tangent of x; templates are parsed, never run
 
@@ -94,9 +105,116 @@ def matrix_transpose_rule(result, x):
     d[result] = matrix_transpose(d[x])
 
 
+@tangent(unreduce_max)
+def unreduce_max_rule(result, g, extreme, x, axis=None, keepdims=False):
+    """The share of each tie is piecewise constant."""
+    d[result] = unreduce_max(d[g], extreme, x, axis, keepdims)
+
+
+@tangent(unreduce_median)
+def unreduce_median_rule(result, g, x, axis=None, keepdims=False):
+    d[result] = unreduce_median(d[g], x, axis, keepdims)
+
+
+@tangent(unindex_container)
+def unindex_container_rule(result, g, x, index):
+    d[result] = unindex_container(d[g], x, index)
+
+
+@tangent(untile)
+def untile_rule(result, g, x, reps):
+    d[result] = untile(d[g], x, reps)
+
+
+@tangent(unrepeat)
+def unrepeat_rule(result, g, x, repeats, axis=None):
+    d[result] = unrepeat(d[g], x, repeats, axis)
+
+
+@tangent(unpad)
+def unpad_rule(result, g, pad_width, mode="constant"):
+    d[result] = unpad(d[g], pad_width, mode)
+
+
+@tangent(undiagonal)
+def undiagonal_rule(result, g, x, offset=0, axis1=0, axis2=1):
+    d[result] = undiagonal(d[g], x, offset, axis1, axis2)
+
+
+@tangent(undiag)
+def undiag_rule(result, g, v, k=0):
+    d[result] = undiag(d[g], v, k)
+
+
+@tangent(untake)
+def untake_rule(result, g, a, indices, axis=None, mode="raise"):
+    d[result] = untake(d[g], a, indices, axis, mode)
+
+
+@tangent(untake_along_axis)
+def untake_along_axis_rule(result, g, arr, indices, axis=-1):
+    d[result] = untake_along_axis(d[g], arr, indices, axis)
+
+
+@tangent(unarray)
+def unarray_rule(result, g, x, value):
+    d[result] = unarray(d[g], x, value)
+
+
+@tangent(unsort)
+def unsort_rule(result, g, x, ordered, axis=-1):
+    """The order is piecewise constant."""
+    d[result] = unsort(d[g], x, ordered, axis)
+
+
+@tangent(unrollaxis)
+def unrollaxis_rule(result, g, x, axis, start=0):
+    d[result] = unrollaxis(d[g], x, axis, start)
+
+
+@tangent(unatleast)
+def unatleast_rule(result, g, arys):
+    d[result] = unatleast(d[g], arys)
+
+
 @tangent(zeros_like)
 def zeros_like_rule(result, x):
     d[result] = 0.0
+
+
+# ---- values that do not vary: axes, counts, fractions -------------------------
+
+@tangent(inverse_permutation)
+def inverse_permutation_rule(result, axes):
+    d[result] = 0.0
+
+
+@tangent(linspace_fraction)
+def linspace_fraction_rule(result, samples, num, endpoint=True, axis=0):
+    d[result] = 0.0
+
+
+@tangent(segment_length)
+def segment_length_rule(result, n):
+    d[result] = 0.0
+
+
+# ---- slopes: their own derivatives ---------------------------------------------
+
+@tangent(dsinc)
+def dsinc_rule(result, x):
+    d[result] = d[x] * d2sinc(x)
+
+
+@tangent(digamma)
+def digamma_rule(result, x):
+    d[result] = d[x] * trigamma(x)
+
+
+@tangent(grad_norm)
+def grad_norm_rule(result, g, norm, x, ord=None, axis=None, keepdims=False):
+    """g times the slope of the norm, which depends on x and the norm."""
+    d[result] = jvp_grad_norm(d[g], d[norm], d[x], g, norm, x, ord, axis, keepdims)
 
 
 # ---- adjoints of the operands of products: linear in the other operand -----
@@ -129,3 +247,30 @@ def grad_tensordot_lhs_rule(result, g, a, b, axes=2):
 @tangent(grad_tensordot_rhs)
 def grad_tensordot_rhs_rule(result, g, a, b, axes=2):
     d[result] = grad_tensordot_rhs(d[g], a, b, axes) + grad_tensordot_rhs(g, d[a], b, axes)
+
+
+@tangent(grad_kron_lhs)
+def grad_kron_lhs_rule(result, g, a, b):
+    d[result] = grad_kron_lhs(d[g], a, b) + grad_kron_lhs(g, a, d[b])
+
+
+@tangent(grad_kron_rhs)
+def grad_kron_rhs_rule(result, g, a, b):
+    d[result] = grad_kron_rhs(d[g], a, b) + grad_kron_rhs(g, d[a], b)
+
+
+@tangent(grad_einsum)
+def grad_einsum_rule(result, g, operands):
+    d[result] = jvp_grad_einsum(d[g], d[operands], g, operands)
+
+
+@tangent(grad_solve_rhs)
+def grad_solve_rhs_rule(result, g, a, x):
+    """result solves a^T result = g."""
+    d[result] = jvp_grad_solve_rhs(d[g], d[a], result, a, x)
+
+
+@tangent(grad_solve_lhs)
+def grad_solve_lhs_rule(result, gb, a, x):
+    """-gb x^T: linear in gb and in x."""
+    d[result] = grad_solve_lhs(d[gb], a, x) + grad_solve_lhs(gb, a, d[x])

@@ -26,6 +26,12 @@ pullbacks); a recursive function calls its own forward function. Each
 is specialized to the arguments that have tangents, hence names such as
 ``jvp_layer_dW_x``.
 
+Forward mode over code tangent_ad generated (``tad.jvp(tad.grad(f))``,
+see ``frontend.generated``) pairs each ``stack.append(v)`` with a push of
+``v``'s tangent and each pop with a pop of the tangent, first (values and
+tangents leave the stack in reverse order); a pullback's closure gets a
+forward closure (``forward_closures``).
+
 Invariant needed: the core form after ``exits`` (one final ``return``).
 Invariant established: a FunctionDef returning ``(value, tangent)``.
 """
@@ -35,11 +41,12 @@ import inspect
 import gast
 import numpy as np
 
-from tangent_ad.ad import calls, forward_templates, templates
+from tangent_ad.ad import calls, forward_closures, forward_templates, templates
 from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.frontend.closures import LocalFunction
 from tangent_ad.hooks import checkpoint
-from tangent_ad.nodes import assign, call, const, name, reads, writes
+from tangent_ad.frontend.generated import is_stack_pop, is_stack_push, returns_closure
+from tangent_ad.nodes import STACK, assign, call, const, name, pop, push, reads, writes
 from tangent_ad.optimize.shapes import ShapeClasses
 from tangent_ad.registry import REGISTRY
 
@@ -50,7 +57,7 @@ def register(unit, func, wrt, statics=()):
     (and the functions `statics` bound to its parameters); return its key."""
     key = (func, tuple(wrt), tuple(statics))
     if key not in unit:
-        base = f"jvp_{func.__name__}_d{'_'.join(wrt)}"
+        base = f"jvp_{func.__name__}" + (f"_d{'_'.join(wrt)}" if wrt else "")
         if statics:
             base += "_with_" + "_".join(f.__name__ for _, f in statics)
         taken = set(unit.values())
@@ -61,6 +68,14 @@ def register(unit, func, wrt, statics=()):
     return key
 
 
+def hvp_name(gradient, wrt):
+    """``hvp_<f>_d<wrt>``: the tangent-only forward function of the
+    gradient of `f` (``ctx.kind == "hvp"``)."""
+    info = getattr(gradient, "__tangent_ad__", None)
+    base = info.primal.__name__ if info is not None else gradient.__name__
+    return f"hvp_{base}_d{'_'.join(wrt)}"
+
+
 def run(tree, ctx):
     """Return the forward-mode FunctionDef of the core-form FunctionDef `tree`."""
     return _Forward(tree, ctx).build()
@@ -68,10 +83,12 @@ def run(tree, ctx):
 
 def is_user_function(func):
     """True for a Python function to be differentiated from its source
-    in forward mode (one with a forward template is not)."""
+    in forward mode (one with a forward template is not, nor is a runtime
+    helper: one without a template has no forward rule yet)."""
     if isinstance(func, LocalFunction):
         return True
-    return inspect.isfunction(func) and not REGISTRY.has("forward", func)
+    return inspect.isfunction(func) and not REGISTRY.has("forward", func) \
+        and not (getattr(func, "__module__", None) or "").startswith("tangent_ad.runtime")
 
 
 class _Forward:
@@ -79,7 +96,7 @@ class _Forward:
         self.tree = tree
         self.ctx = ctx
         self.namer = ctx.namer
-        self.active = set(ctx.facts["active"])
+        self.active = set(ctx.facts["active"]) - {STACK}  # its tangents ride on it
         self.shapes = ShapeClasses(tree, ctx)
         self.primal_of = {}  # tangent name -> primal name
         self.zero = set()    # active names whose tangent is zero here
@@ -127,13 +144,17 @@ class _Forward:
         result = gast.Return(value=gast.Tuple(
             elts=[returned, self.tangent_or_zero(returned)], ctx=gast.Load()))
         key = (self.ctx.func, self.ctx.wrt, self.ctx.static_key())
+        fname = self.ctx.calls.get(key)
+        if self.ctx.kind == "hvp":  # the tangent of a gradient only: H @ v
+            result = gast.Return(value=self.tangent_or_zero(returned))
+            fname = hvp_name(self.ctx.func, self.ctx.wrt)
         args = params + [self.namer.tangent(p) for p in self.ctx.wrt]
         arguments = gast.arguments(
             args=[gast.Name(id=a, ctx=gast.Param(), annotation=None, type_comment=None)
                   for a in args], posonlyargs=[], vararg=None,
             kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
         return gast.fix_missing_locations(gast.FunctionDef(
-            name=self.ctx.calls[key], args=arguments, body=inits + code + [result],
+            name=fname, args=arguments, body=inits + code + [result],
             decorator_list=[], returns=None, type_comment=None, type_params=[]))
 
     # ---- statements ---------------------------------------------------
@@ -148,19 +169,45 @@ class _Forward:
         if isinstance(stmt, gast.Assign):
             return self.assignment(stmt)
         if isinstance(stmt, gast.If):
-            before = set(self.zero)
-            body = self.block(stmt.body)
-            self.zero, after_body = before, self.zero
-            orelse = self.block(stmt.orelse)
-            self.zero &= after_body  # zero after the branch if zero on both sides
-            return [gast.If(test=stmt.test, body=body or [gast.Pass()], orelse=orelse)]
+            if is_stack_pop(stmt.test):  # `if stack.pop():` pops its tangent first
+                return [gast.Expr(value=pop())] + self.branch(stmt)
+            return self.branch(stmt)
         if isinstance(stmt, (gast.For, gast.While)):
             # a tangent the loop assigns may be nonzero from the second iteration on
             self.zero -= writes(stmt)
             return self.loop(stmt)
         if isinstance(stmt, gast.With):
             return []  # insert_grad_code: its body belongs to the backward pass
+        if is_stack_push(stmt):  # push the tangent after the value
+            return [stmt, push(self.saved_tangent(stmt.value.args[0]))]
+        if isinstance(stmt, gast.Expr) and is_stack_pop(stmt.value):
+            return [gast.Expr(value=pop()), stmt]  # a tangent, dropped: and its own
+        if isinstance(stmt, gast.FunctionDef) and self.ctx.facts.get("generated"):
+            return forward_closures.closure(self, stmt)  # a pullback's `back`
         return [stmt]  # break, continue, pass, a lifted nested def
+
+    def saved_tangent(self, atom):
+        """What to push for the tangent of a saved value: its tangent
+        variable, or None for a value without one (a decision, or a
+        variable that is not active: its restore is not active either)."""
+        if isinstance(atom, gast.Name) and atom.id in self.active:
+            return name(self.tangent_name(atom.id))
+        return const(None)
+
+    def restore(self, stmt, target):
+        """``v = stack.pop()`` -> ``dv = stack.pop(); v = stack.pop()``."""
+        if target not in self.active:
+            return [gast.Expr(value=pop()), stmt]
+        self.zero.discard(target)
+        return [assign(self.tangent_name(target), pop()), stmt]
+
+    def branch(self, stmt):
+        before = set(self.zero)
+        body = self.block(stmt.body)
+        self.zero, after_body = before, self.zero
+        orelse = self.block(stmt.orelse)
+        self.zero &= after_body  # zero after the branch if zero on both sides
+        return [gast.If(test=stmt.test, body=body or [gast.Pass()], orelse=orelse)]
 
     def loop(self, stmt):
         before = set(self.zero)
@@ -185,6 +232,8 @@ class _Forward:
         callee's forward function, which computes both)."""
         target = stmt.targets[0].id
         value = stmt.value
+        if is_stack_pop(value):
+            return self.restore(stmt, target)
         if target not in self.active:
             return [stmt]
         if not isinstance(value, gast.Name) and target in reads(value):
@@ -196,8 +245,12 @@ class _Forward:
             return self.assignment(first) + self.assignment(assign(target, name(temp)))
         func = self.ctx.resolved.get(value)
         func = getattr(func, "__wrapped__", func) if isinstance(func, checkpoint) else func
+        if isinstance(value, gast.Call) and returns_closure(func):
+            return self.user_call(stmt, func, target)  # its closure has a tangent
         if not any([self.tangent_of(name(v)) for v in sorted(reads(value))]):
             return [stmt, self.zeros(target, value)]  # nothing here varies
+        if forward_closures.is_closure_call(value, self.ctx):
+            return forward_closures.closure_call(self, stmt, target)
         if isinstance(value, gast.Name):
             return [stmt, self.define(target, name(self.tangent_of(value)))]
         if isinstance(value, (gast.Tuple, gast.List)):
@@ -267,8 +320,8 @@ class _Forward:
         where = self.ctx.where(self.ctx.origin.get(stmt))
         bound = calls._bind(func, value, where)
         wanted = [(p, a) for p, a in bound if self.tangent_of(a)]
-        if not wanted:  # the active value is read by the callee's *args, say
-            return [stmt, self.zeros(target)]
+        if not wanted and not returns_closure(func):
+            return [stmt, self.zeros(target)]  # the callee's *args read it, say
         statics = calls._static_functions(bound, self.ctx)
         key = register(self.ctx.calls, func, tuple(p for p, _ in wanted), statics)
         given = dict(bound)

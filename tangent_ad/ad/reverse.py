@@ -2,7 +2,10 @@
 
 The generated function takes the primal's arguments plus ``bresult``, the
 adjoint of the returned value (1.0 by default), and returns the adjoints
-of the ``wrt`` arguments. Its body is the primal sweep (the user's code
+of the ``wrt`` arguments. For ``vjp`` (``ctx.kind == "vjp"``) the output
+may be anything (an array, a tuple, a dict): ``bresult`` is its cotangent,
+of the same structure, with no default, and the output is not checked
+for being a scalar. Its body is the primal sweep (the user's code
 plus the saves of ``saving``) followed by the adjoint sweep: each
 statement's derivative template, in reverse order, under a ``# Grad of:``
 comment quoting the user's line. Branches stay branches (replaying the
@@ -20,6 +23,7 @@ import numpy as np
 
 from tangent_ad.ad import calls, checkpointing, saving, templates
 from tangent_ad.errors import InternalError, UnsupportedSyntaxError
+from tangent_ad.frontend import generated
 from tangent_ad.nodes import STACK, assign, call, comment, const, name, pop
 from tangent_ad.registry import REGISTRY
 
@@ -33,6 +37,7 @@ def derivative_name(func_name, wrt):
 
 def run(tree, ctx):
     """Return the adjoint FunctionDef of the core-form FunctionDef `tree`."""
+    generated.refuse_reverse(tree, ctx)
     return _Reverse(tree, ctx).build()
 
 
@@ -65,7 +70,8 @@ class _Reverse:
         preamble += [assign(v, const(None)) for v in sorted(self.plan.undefined)]
         checks, seed, defined = [], [], set()
         pullback = self.ctx.kind == "pullback"
-        if not pullback and not self.ctx.preserve_result and \
+        vjp = self.ctx.kind == "vjp"  # any output, its cotangent given: no check
+        if not pullback and not vjp and not self.ctx.preserve_result and \
                 not _provably_scalar(returned, body, self.ctx):
             checks.append(gast.Expr(value=call("ensure_scalar", returned)))
         if isinstance(returned, gast.Name) and returned.id in self.active:
@@ -98,6 +104,10 @@ class _Reverse:
             value = gast.Tuple(elts=[returned, value], ctx=gast.Load())
         body = preamble + primal + checks + seed + adjoint + [gast.Return(value=value)]
         args = self.tree.args
+        if vjp:  # the cotangent has no default, so neither do the parameters before it
+            return gast.fix_missing_locations(_function(
+                "vjp_" + derivative_name(self.tree.name, self.ctx.wrt)[1:],
+                list(args.args) + [OUTPUT_ADJOINT], [], body))
         return gast.fix_missing_locations(_function(
             derivative_name(self.tree.name, self.ctx.wrt),
             list(args.args) + [OUTPUT_ADJOINT], list(args.defaults) + [const(1.0)], body))

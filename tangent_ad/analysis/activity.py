@@ -9,17 +9,45 @@ Comparisons, branch and loop conditions, ``range`` loop counters and
 functions registered with a zero derivative cut the dependence. The
 analysis runs on the control-flow graph (``cfg``) with the generic solver
 (``dataflow``); the result is stored as ``ctx.facts["active"]``, a set of
-names. The tree is returned unchanged.
+names. The tree is returned unchanged. In generated code read back as
+input (``frontend.generated``), ``stack.append(v)`` counts as an
+assignment to ``stack`` from ``stack`` and ``v``, and ``v = stack.pop()``
+reads ``stack``, so a value restored from the stack varies (and a pushed
+one is useful) when the stack does.
 """
 import gast
 
 from tangent_ad.analysis import cfg, dataflow
+from tangent_ad.frontend.generated import returns_closure
+from tangent_ad.nodes import STACK, is_push
 from tangent_ad.registry import REGISTRY
 
 
 def run(tree, ctx):
     """Record the active names of the core-form FunctionDef `tree`."""
+    ctx.facts["active"] = active_names(tree, ctx, ctx.wrt, record=True)
+    return tree
+
+
+def active_names(tree, ctx, wrt, record=False):
+    """The active names of the FunctionDef `tree` for the varied names
+    `wrt` (a nested closure of generated code is analysed on its own,
+    with the names it reads from the enclosing function among `wrt`)."""
     graph = cfg.build(tree)
+    for node in graph.nodes:
+        if is_push(node.stmt):  # generated code's stack.append(v): stack = f(stack, v)
+            node.defs = frozenset({STACK})
+    generated = ctx.facts.get("generated")
+    if generated and ctx.mode == "forward":
+        # A closure (a pullback's `back`, or a pullback's result that holds
+        # one) varies whatever it closes over: the argument it is called
+        # with may vary, and its tangent is the function that says how.
+        for node in graph.nodes:
+            if isinstance(node.stmt, gast.FunctionDef) or (
+                    isinstance(node.stmt, gast.Assign) and isinstance(node.stmt.value, gast.Call)
+                    and returns_closure(ctx.resolved.get(node.stmt.value))):
+                node.sources = node.sources | {_CLOSURE}
+        wrt = tuple(wrt) + (_CLOSURE,)
 
     def differentiable(node):
         stmt = node.stmt
@@ -27,11 +55,15 @@ def run(tree, ctx):
             return _differentiable(stmt.value, ctx)
         if isinstance(stmt, gast.For):
             return not _is_range(stmt.iter, ctx)
-        return False
+        # a generated closure varies with the values it closes over
+        return is_push(stmt) or (generated and isinstance(stmt, gast.FunctionDef))
 
-    ctx.facts["cfg"] = graph
-    ctx.facts["active"] = dataflow.activity(graph, ctx.wrt, differentiable)
-    return tree
+    if record:
+        ctx.facts["cfg"] = graph
+    return dataflow.activity(graph, wrt, differentiable)
+
+
+_CLOSURE = "<closure>"  # a pseudo-variable that every generated closure reads
 
 
 def _differentiable(expr, ctx):
@@ -43,4 +75,8 @@ def _differentiable(expr, ctx):
 
 
 def _is_range(expr, ctx):
+    """``range(...)``, or ``reversed(range(...))`` (as adjoint loops run)."""
+    if isinstance(expr, gast.Call) and ctx.resolved.get(expr) is reversed \
+            and len(expr.args) == 1:
+        expr = expr.args[0]
     return isinstance(expr, gast.Call) and ctx.resolved.get(expr) is range

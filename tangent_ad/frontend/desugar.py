@@ -124,6 +124,9 @@ class Desugar:
         """The arguments of a call as atoms; those that fill the callee's
         ``*args`` are packed into one tuple, ``f(x, *t)``, so that its
         derivative template sees them as one value with one adjoint."""
+        if node.args and isinstance(node.args[-1], gast.Starred):  # generated: packed
+            return [self.atom(a) for a in node.args[:-1]] + [
+                gast.Starred(value=self.atom(node.args[-1].value), ctx=gast.Load())]
         args = [self.atom(a) for a in node.args]
         first = _first_variadic(self.ctx.resolved.get(node))
         if first is None or len(args) <= first:

@@ -27,6 +27,7 @@ import numpy as np
 
 from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.naming import Namer
+from tangent_ad.frontend import generated
 from tangent_ad.frontend.desugar import Desugar
 from tangent_ad.frontend.methods import ATTRIBUTES, PACKED_ARGUMENTS, numpy_path
 from tangent_ad.nodes import assign, call, name, reads
@@ -43,7 +44,11 @@ def run(tree, ctx):
     ctx.namer = ctx.namer or Namer(reserved)
     ctx.facts["user_names"] = frozenset(
         n.id for n in gast.walk(tree) if isinstance(n, gast.Name))
-    return _Normalizer(ctx, _assigned_in_compound(tree)).function(tree)
+    mutable = _assigned_in_compound(tree)
+    stack = generated.is_generated(ctx.func)  # its stack stays a stack
+    if stack:
+        mutable |= generated.saved_names(tree)
+    return _Normalizer(ctx, mutable, stack).function(tree)
 
 
 def _assigned_in_compound(tree):
@@ -68,9 +73,10 @@ def _assigned_in_compound(tree):
 
 
 class _Normalizer(Desugar):
-    def __init__(self, ctx, mutable):
+    def __init__(self, ctx, mutable, stack=False):
         self.ctx = ctx
         self.mutable = mutable
+        self.stack = stack     # keep `stack.append(v)` in place (generated code)
         self.version = {}      # user name -> the name holding its current value
         self.body = []
         self.origin = None
@@ -101,7 +107,9 @@ class _Normalizer(Desugar):
 
     def statement(self, stmt):
         functions = self.ctx.facts.get("local_functions", {})
-        if isinstance(stmt, gast.FunctionDef) or (
+        if self.stack and isinstance(stmt, gast.FunctionDef):
+            self.emit(generated.closure(self, stmt))
+        elif isinstance(stmt, gast.FunctionDef) or (
                 isinstance(stmt, gast.Assign) and stmt.value in functions):
             self.local_function(functions[stmt if isinstance(stmt, gast.FunctionDef)
                                           else stmt.value])
@@ -113,6 +121,8 @@ class _Normalizer(Desugar):
                 self.store_item(target, self.atom(stmt.value))
             else:
                 self.assign_to(target.id, stmt.value)
+        elif self.stack and generated.is_stack_push(stmt):
+            self.emit(gast.Expr(value=call("stack.append", self.atom(stmt.value.args[0]))))
         elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and \
                 not _is_append(stmt.value):
             self.emit(self.verbatim([stmt])[0])  # a call for its effect: primal only
@@ -331,6 +341,8 @@ class _Normalizer(Desugar):
                                comparators=[self.atom(c) for c in node.comparators])
         elif isinstance(node, gast.IfExp):
             return self.atom(node)
+        elif isinstance(node, gast.BoolOp):  # `axis or 0` in generated code
+            return self.header(node)
         else:
             return self.atom(node)
         if node in resolved:

@@ -13,7 +13,7 @@ import operator
 import gast
 
 from tangent_ad.errors import UnsupportedSyntaxError
-from tangent_ad.frontend import closures
+from tangent_ad.frontend import closures, generated
 from tangent_ad.frontend.methods import ATTRIBUTES, METHODS
 from tangent_ad.hooks import insert_grad_code
 
@@ -37,7 +37,8 @@ def run(tree, ctx):
     """
     scope = _function_scope(ctx.func)
     scope.update(ctx.static_args)
-    local_functions = closures.collect(tree, ctx.func)
+    # generated code's nested defs (a pullback's `back`) stay real closures
+    local_functions = {} if ctx.facts.get("generated") else closures.collect(tree, ctx.func)
     for lifted in set(local_functions.values()):
         lifted.info = ctx.info
     ctx.facts["local_functions"] = local_functions
@@ -46,6 +47,8 @@ def run(tree, ctx):
     for node in closures._walk_outside_functions(tree.body):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
             local.add(node.id)
+        elif isinstance(node, gast.FunctionDef):
+            local.add(node.name)
     resolver = _Resolver(ctx, scope, local)
     for stmt in tree.body:
         resolver.visit(stmt)
@@ -112,7 +115,14 @@ class _Resolver(gast.NodeVisitor):
             self.visit(stmt)
 
     def visit_FunctionDef(self, node):
-        pass  # resolved on its own, when its pullback is generated
+        if not self.ctx.facts.get("generated"):
+            return  # resolved on its own, when its pullback is generated
+        own = {a.id for a in node.args.args} | {
+            n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+            and isinstance(n.ctx, gast.Store)}
+        inner = _Resolver(self.ctx, self.scope, self.local | own)
+        for stmt in node.body:  # a generated closure: resolved in place
+            inner.visit(stmt)
 
     def visit_Lambda(self, node):
         pass
@@ -126,12 +136,19 @@ class _Resolver(gast.NodeVisitor):
             return
         obj = self.lookup(node.func)
         if obj is _MISSING:
+            if isinstance(node.func, gast.Name) and self.ctx.facts.get("generated"):
+                for child in node.args:  # `back_y(by)`: a pullback's closure
+                    self.visit(child)
+                return
             if not isinstance(node.func, gast.Attribute):
                 raise UnsupportedSyntaxError(
                     "calling a local variable is not supported yet",
                     hint="call the function by its global name",
                     **self.ctx.where(node))
             method = node.func.attr
+            if generated.is_generated(self.ctx.func) and method == "pop":
+                generated.check_pop(node, self.ctx)
+                return  # generated code restoring a saved value (frontend.generated)
             if method == "append":  # xs.append(v): normalize makes it functional
                 self.visit(node.func.value)
                 for child in node.args:
@@ -174,7 +191,8 @@ class _Resolver(gast.NodeVisitor):
             self.ctx.resolved[node] = self.lookup(node)
 
     def visit_BinOp(self, node):
-        self.ctx.resolved[node] = BINARY_OPERATORS[type(node.op)]
+        if type(node.op) in BINARY_OPERATORS:  # not `|` of a generated mask
+            self.ctx.resolved[node] = BINARY_OPERATORS[type(node.op)]
         self.generic_visit(node)
 
     def visit_AugAssign(self, node):

@@ -7,6 +7,7 @@ Each refusal names the construct, points at it, and says what to do.
 import gast
 
 from tangent_ad.errors import UnsupportedSyntaxError
+from tangent_ad.frontend import generated
 
 _BINOPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.MatMult,
            gast.Mod, gast.FloorDiv)
@@ -37,6 +38,7 @@ def run(tree, ctx):
     with `break` and `continue`, and `return` (early ones included) as
     long as every path ends in one.
     """
+    ctx.facts["generated"] = generated.is_generated(ctx.func)
     _check_arguments(tree, ctx)
     body = tree.body
     if body and _is_docstring(body[0]):
@@ -143,6 +145,8 @@ def _check_statement(stmt, ctx):
         run(stmt, ctx)
     elif isinstance(stmt, (gast.Pass, gast.Break, gast.Continue)) or _is_docstring(stmt):
         pass
+    elif isinstance(stmt, gast.Nonlocal) and ctx.facts.get("generated"):
+        pass  # a pullback's `back` restoring the variables it closes over
     elif _is_append(stmt):
         _check_expr(stmt.value.args[0], ctx)
     elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
@@ -242,6 +246,11 @@ def _check_op(op, node, ctx):
 def _check_expr(node, ctx):
     if isinstance(node, (gast.Name, gast.Constant)):
         return
+    if ctx.facts.get("generated") and generated.is_mask_operation(node):
+        for child in gast.iter_child_nodes(node):  # never differentiated
+            if isinstance(child, gast.expr):
+                _check_test(child, ctx)
+        return
     if isinstance(node, gast.BinOp):
         _check_op(node.op, node, ctx)
         _check_expr(node.left, ctx)
@@ -255,6 +264,9 @@ def _check_expr(node, ctx):
         if not isinstance(node.func, (gast.Name, gast.Attribute)):
             _refuse(node, ctx, "only calls of a named function are supported")
         for arg in node.args:
+            if isinstance(arg, gast.Starred) and ctx.facts.get("generated") \
+                    and isinstance(arg.value, gast.Name) and arg is node.args[-1]:
+                continue  # f(*t), as normalize packs a call's *args
             if isinstance(arg, gast.Starred):
                 _refuse(arg, ctx, "*args in calls are not supported yet")
             _check_expr(arg, ctx)

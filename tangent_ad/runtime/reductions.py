@@ -7,14 +7,14 @@ from tangent_ad.runtime.core import _axes, _like, unreduce
 __all__ = ["unreduce_max", "unreduce_var", "uncumsum", "grad_norm", "undiff", "unreduce_median"]
 
 
-def unreduce_max(g, result, x, axis=None, keepdims=False):
-    """Route the adjoint `g` of a max (or min) `result` of `x` to the
+def unreduce_max(g, extreme, x, axis=None, keepdims=False):
+    """Route the adjoint `g` of a max (or min) `extreme` of `x` to the
     elements of `x` equal to it, shared equally between ties.
 
     >>> unreduce_max(1.0, 3.0, np.array([3.0, 1.0, 3.0]))
     array([0.5, 0. , 0.5])
     """
-    hits = x == unreduce(result, x, axis, keepdims)
+    hits = x == unreduce(extreme, x, axis, keepdims)
     share = hits / np.sum(hits, axis=axis, keepdims=True)
     return _like(unreduce(g, x, axis, keepdims) * share, x)
 
@@ -43,7 +43,7 @@ def uncumsum(g, x, axis=None):
     return _like(np.reshape(total, np.shape(x)), x)
 
 
-def grad_norm(g, result, x, ord=None, axis=None, keepdims=False):
+def grad_norm(g, norm, x, ord=None, axis=None, keepdims=False):
     """Adjoint of ``np.linalg.norm(x, ord, axis, keepdims)``.
 
     Vector norms: any ord (the max/min element for +-inf, shared among
@@ -55,11 +55,11 @@ def grad_norm(g, result, x, ord=None, axis=None, keepdims=False):
     """
     axes = _axes(axis, np.ndim(x))
     if not keepdims:
-        g, result = np.expand_dims(g, axes), np.expand_dims(result, axes)
+        g, norm = np.expand_dims(g, axes), np.expand_dims(norm, axes)
     if ord is None or ord == "fro" or (ord == 2 and len(axes) == 1):
-        slope = x / result
+        slope = x / norm
     elif len(axes) == 1:
-        slope = _vector_norm_slope(x, result, ord, axes[0])
+        slope = _vector_norm_slope(x, norm, ord, axes[0])
     else:
         slope = _matrix_norm_slope(x, ord, axes)
     return _like(g * slope, x)

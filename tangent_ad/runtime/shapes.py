@@ -141,10 +141,10 @@ def untake_along_axis(g, arr, indices, axis=-1):
     return _like(out, arr)
 
 
-def unarray(g, x, result):
-    """Adjoint of ``result = np.array(x)`` (or ``np.asarray``, ``np.astype``):
+def unarray(g, x, value):
+    """Adjoint of ``value = np.array(x)`` (or ``np.asarray``, ``np.astype``):
     `g` in the form of `x`, a list for each (nested) list or tuple; zero
-    when `result` has an integer or boolean dtype, which cannot vary.
+    when `value` has an integer or boolean dtype, which cannot vary.
 
     >>> g = np.array([[1.0, 2.0], [3.0, 4.0]])
     >>> unarray(g, ([0.0, 0.0], np.zeros(2)), g)
@@ -152,24 +152,24 @@ def unarray(g, x, result):
     >>> unarray(np.ones(2), np.ones(2), np.ones(2, dtype=int))
     array([0., 0.])
     """
-    if not np.issubdtype(np.result_type(result), np.inexact):
-        g = np.zeros(np.shape(result))
+    if not np.issubdtype(np.result_type(value), np.inexact):
+        g = np.zeros(np.shape(value))
     if isinstance(x, (list, tuple)):
         return [unarray(piece, item, piece) for piece, item in zip(g, x)]
     return cast_like(np.reshape(g, np.shape(x)), x)
 
 
-def unsort(g, x, result, axis=-1):
+def unsort(g, x, ordered, axis=-1):
     """Adjoint of a reordering of `x` along `axis` (``np.sort``,
     ``np.partition``): the k-th smallest element of `x` gets the adjoint
-    of the k-th smallest element of `result`.
+    of the k-th smallest element of `ordered`.
 
     >>> unsort(np.array([10.0, 20.0, 30.0]), np.array([3.0, 1.0, 2.0]),
     ...        np.array([1.0, 2.0, 3.0]))
     array([30., 10., 20.])
     """
     ranked = np.take_along_axis(np.ravel(g) if axis is None else g,
-                                np.argsort(result, axis=axis), axis=axis)
+                                np.argsort(ordered, axis=axis), axis=axis)
     return untake_along_axis(ranked, x, np.argsort(x, axis=axis), axis)
 
 
@@ -186,10 +186,10 @@ def unrollaxis(g, x, axis, start=0):
     return np.transpose(g, np.argsort(order))
 
 
-def linspace_fraction(result, num, endpoint=True, axis=0):
+def linspace_fraction(samples, num, endpoint=True, axis=0):
     """Where each sample of ``np.linspace(start, stop, num, endpoint,
     axis=axis)`` lies between start (0) and stop (1), shaped to broadcast
-    against the result.
+    against the `samples` (the result of linspace).
 
     >>> linspace_fraction(np.zeros((3, 2)), 3, axis=0)
     array([[0. ],
@@ -197,7 +197,7 @@ def linspace_fraction(result, num, endpoint=True, axis=0):
            [1. ]])
     """
     t = np.linspace(0.0, 1.0, num, endpoint)
-    shape = [1] * np.ndim(result)
+    shape = [1] * np.ndim(samples)
     shape[axis] = num
     return np.reshape(t, shape)
 
