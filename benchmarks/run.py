@@ -29,7 +29,7 @@ import workloads
 HERE = Path(__file__).resolve().parent
 TANGENT_PYTHON = Path(os.environ.get(
     "TANGENT_PEER_PYTHON", HERE.parent / ".venv-peers-tangent" / "bin" / "python"))
-COLUMNS = ("tangent_ad", "autograd", "torch", "jax", "jax.jit", "tangent (PyPI)")
+COLUMNS = ("tangent_ad", "staged", "autograd", "torch", "jax", "jax.jit", "tangent (PyPI)")
 
 
 def bench_row(module, size, columns, repeats, missing):
@@ -38,7 +38,8 @@ def bench_row(module, size, columns, repeats, missing):
     Returns (cells, ratios, compile_time): the table cells {column: text},
     the measured ratios {column: float} and jax.jit's first-call time (or
     None). `missing` maps a column to the note about its absent library;
-    columns found missing here are added to it.
+    columns found missing here are added to it. The "staged" column's
+    staging time goes in cells["stage ms"].
     """
     args = module.make_inputs(size, np.random.default_rng(0))
     want = module.grad_by_hand(*args)
@@ -64,6 +65,7 @@ def bench_row(module, size, columns, repeats, missing):
             else:
                 contenders.append(c)
     for c in contenders:
+        c.call()  # a second call: a first call may differ (staging, caches)
         harness.calibrate(c)
     times = harness.measure(contenders, repeats)
     compile_time, ratios = None, {}
@@ -72,6 +74,8 @@ def bench_row(module, size, columns, repeats, missing):
         cells[c.name] = f"{ratios[c.name]:.2f}{c.mark}"
         compile_time = c.compile_time or compile_time
     cells["hand"] = f"{times['hand'] * 1e6:.1f}"
+    stage = [getattr(c, "stage_time", None) for c in contenders if c.name == "staged"]
+    cells["stage ms"] = f"{stage[0] * 1e3:.0f}" if stage else "-"
     return cells, ratios, compile_time
 
 
@@ -159,7 +163,7 @@ def main(argv=None):
     load_before = os.getloadavg()[0]
     notes, missing = [], {}
     pypi_cells = tangent_pypi(rows, repeats, notes)
-    header = ["workload", "size", "hand µs", *COLUMNS, "jit compile s"]
+    header = ["workload", "size", "hand µs", *COLUMNS, "jit compile s", "stage ms"]
     body = []
     for module, size in rows:
         print(f"{module.TITLE} {size_label(size)} ...", file=sys.stderr, flush=True)
@@ -167,7 +171,7 @@ def main(argv=None):
         cells["tangent (PyPI)"] = pypi_cells[len(body)] if pypi_cells else "n/a"
         body.append([module.TITLE, size_label(size), cells["hand"]]
                     + [cells[c] for c in COLUMNS]
-                    + [f"{compile_time:.2f}" if compile_time else "-"])
+                    + [f"{compile_time:.2f}" if compile_time else "-", cells["stage ms"]])
     notes.extend(dict.fromkeys(missing.values()))  # jax and jax.jit share one note
     torch_version = peers.versions().get("torch", peers.TORCH_PIN)
     if not torch_version.startswith(peers.TORCH_PIN):
@@ -180,7 +184,10 @@ def main(argv=None):
     print("\n* = jax.jit of a lax.fori_loop / lax.cond rewrite of the loop"
           "\nFAIL = gradient differs from the hand-written one "
           f"(np.allclose, rtol={harness.RTOL:g}, atol={harness.ATOL_SCALE:g} x max|entry|)"
-          "\njit compile s = first call of jax.jit(jax.grad(...)): trace + compile + run")
+          "\njit compile s = first call of jax.jit(jax.grad(...)): trace + compile + run"
+          "\nstaged = tangent_ad's gradient behind tangent_ad.optimize.staging.staged "
+          "(a copy specialized for the arguments' kinds; docs/performance.md)"
+          "\nstage ms = the first two calls of the staged gradient, which write that copy")
     notes.append(f"1-minute load average {load_before:.2f} before the run, "
                  f"{os.getloadavg()[0]:.2f} after (other processes on the machine "
                  "distort the times)")

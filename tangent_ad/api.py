@@ -12,6 +12,7 @@ import inspect
 import numpy as np
 
 from tangent_ad import pipeline
+from tangent_ad.optimize import staging
 
 _CACHE = {}
 
@@ -72,6 +73,8 @@ def _derivative(func, mode, wrt, preserve_result, optimized, verbose, kind=None)
     fn = pipeline.transform(func, wrt=names, mode=mode, optimized=optimized,
                             preserve_result=preserve_result, verbose=verbose,
                             kind=kind)
+    if optimized and mode == "reverse" and kind is None:
+        fn = staging.staged(fn)  # specialized copies for the argument kinds seen
     _CACHE[key] = fn
     return fn
 

@@ -2,7 +2,9 @@
 
 Liveness comes from the generic dataflow solver on the derivative's
 control-flow graph (``analysis.cfg``, ``analysis.dataflow``). An
-assignment none of whose targets is live afterwards is dropped.
+assignment none of whose targets is live afterwards is dropped. The
+liveness is *strong*: a dead assignment reads nothing, so a chain of
+values computed only for one another goes in one run.
 
 Stack traffic is paired (``ctx.facts["stack_pairs"]`` maps each pop, an
 ``x = stack.pop()`` restore or an ``if stack.pop():`` replay, to its
@@ -44,13 +46,14 @@ def _eliminate(fdef, pairs, dead_pushes, live_pops):
     """
     pop_of = {id(push): pop for pop, pushes in pairs.items() for push in pushes}
     live_pops = set(live_pops)
+    graph = cfg.build(fdef)
+    push_uses = {node: node.uses for node in graph.nodes if is_push(node.stmt)}
     while True:
-        graph = cfg.build(fdef)
-        for node in graph.nodes:
+        for node, uses in push_uses.items():
             pop = pop_of.get(id(node.stmt))
-            if is_push(node.stmt) and pop is not None and pop not in live_pops:
-                node.uses = frozenset({STACK})
-        live_after = dataflow.liveness(graph)
+            node.uses = frozenset({STACK}) if pop is not None and pop not in live_pops \
+                else uses
+        live_after = _strong_liveness(graph, lambda n: _removable(n, pairs, live_pops))
         needed = {node.stmt for node in graph.nodes
                   if isinstance(node.stmt, gast.Assign) and is_pop(node.stmt.value)
                   and node.defs & live_after[node]}
@@ -58,10 +61,7 @@ def _eliminate(fdef, pairs, dead_pushes, live_pops):
             break
         live_pops |= needed
     dead = {node.stmt for node in graph.nodes
-            if isinstance(node.stmt, (gast.Assign, gast.FunctionDef))
-            and not node.defs & live_after[node]
-            and (not isinstance(node.stmt, gast.Assign) or not is_pop(node.stmt.value)
-                 or (node.stmt in pairs and node.stmt not in live_pops))}
+            if _removable(node, pairs, live_pops) and not node.defs & live_after[node]}
     remover = _Remover(dead, pairs)
     remover.dead_pushes |= dead_pushes
     for stmt in dead:
@@ -69,6 +69,27 @@ def _eliminate(fdef, pairs, dead_pushes, live_pops):
             remover.dead_pushes.update(map(id, pairs[stmt]))
     fdef.body = remover.block(fdef.body)
     return remover.dead_pushes, live_pops
+
+
+def _removable(node, pairs, live_pops):
+    """An assignment (or a nested function) that may go when its targets
+    are dead; a restore only with its pushes, unless its pop is needed."""
+    stmt = node.stmt
+    return isinstance(stmt, (gast.Assign, gast.FunctionDef)) and (
+        not isinstance(stmt, gast.Assign) or not is_pop(stmt.value)
+        or (stmt in pairs and stmt not in live_pops))
+
+
+def _strong_liveness(graph, removable):
+    """{node: names read later}, where a removable statement whose targets
+    are dead reads nothing: a chain of values computed only for one
+    another is dead at once, not one link per round."""
+    def transfer(node, live):
+        if removable(node) and not node.defs & live:
+            return live
+        return (live - node.defs) | node.uses
+    live_after, _ = dataflow.solve(graph, transfer, forward=False)
+    return live_after
 
 
 class _Remover:

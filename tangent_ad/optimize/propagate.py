@@ -10,7 +10,7 @@ import copy
 
 import gast
 
-from tangent_ad.nodes import writes
+from tangent_ad.nodes import is_push, writes
 
 
 def run(tree, ctx=None):
@@ -63,7 +63,9 @@ def _atom_name(node):
 
 
 def _replace_reads(stmt, known):
-    if not known:
+    if not known or is_push(stmt):
+        # a push saves the variable it names, to be restored into that same
+        # variable: keeping the name keeps each save visibly paired
         return
 
     class Replace(gast.NodeTransformer):

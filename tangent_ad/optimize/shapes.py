@@ -16,18 +16,20 @@ SCALAR = "<scalar>"
 class ShapeClasses:
     """Shape-equality facts about the names of one function."""
 
-    def __init__(self, tree, ctx):
+    def __init__(self, tree, ctx, assigns=None):
         self.parent = {}
         pairs = ctx.namer.adjoint_pairs() if ctx is not None and ctx.namer else []
         for primal, adjoint in pairs:
             self._union(primal, adjoint)
+        if assigns is None:
+            assigns = [n for n in gast.walk(tree) if isinstance(n, gast.Assign)]
+        simple = [n for n in assigns if len(n.targets) == 1
+                  and isinstance(n.targets[0], gast.Name)]
         for _ in range(2):  # a second round catches names defined out of order
-            for node in gast.walk(tree):
-                if isinstance(node, gast.Assign) and len(node.targets) == 1 \
-                        and isinstance(node.targets[0], gast.Name):
-                    cls = self.of(node.value)
-                    if cls is not None and cls != SCALAR:
-                        self._union(node.targets[0].id, cls)
+            for node in simple:
+                cls = self.of(node.value)
+                if cls is not None and cls != SCALAR:
+                    self._union(node.targets[0].id, cls)
 
     def _find(self, name):
         while self.parent.get(name, name) != name:

@@ -16,6 +16,7 @@ Rewrites, each keeping values, shapes and dtypes:
 shape. The invariant needed is the differentiators' output; the one
 established is that none of the patterns above remains.
 """
+import copy
 import operator
 
 import gast
@@ -34,19 +35,19 @@ _SHAPE_READERS = {"np.full_like", "np.zeros_like", "np.ones_like", "np.size",
 
 def run(tree, ctx):
     """Return `tree` with the rewrites above applied once everywhere."""
-    shapes = ShapeClasses(tree, ctx)
-    return _Simplifier(shapes, _shape_sources(tree)).visit(tree)
+    assigns = [n for n in gast.walk(tree) if isinstance(n, gast.Assign)]
+    shapes = ShapeClasses(tree, ctx, assigns)
+    return _Simplifier(shapes, _shape_sources(assigns)).visit(tree)
 
 
-def _shape_sources(tree):
+def _shape_sources(assigns):
     """name -> an earlier name with the same shape and dtype, for names
     assigned once from an elementwise operation on that name and Python
     numbers (``t2 = t * 2.0``, ``t = np.tanh(x)``). Reading the shape from
     the earlier name lets the later one die when nothing else needs it."""
     counts, defs = {}, {}
-    for node in gast.walk(tree):
-        if isinstance(node, gast.Assign) and len(node.targets) == 1 and \
-                isinstance(node.targets[0], gast.Name):
+    for node in assigns:
+        if len(node.targets) == 1 and isinstance(node.targets[0], gast.Name):
             name = node.targets[0].id
             counts[name] = counts.get(name, 0) + 1
             defs[name] = node.value
@@ -153,11 +154,11 @@ class _Simplifier(gast.NodeTransformer):
         if name in ("unreduce", "unreduce_mean") and len(args) == 4 and \
                 isinstance(args[2], gast.Constant) and args[2].value is None and \
                 isinstance(args[3], gast.Constant) and args[3].value is False:
-            fill = args[0]
+            fill, like = args[0], self._shape_source(args[1])
             if name == "unreduce_mean":
                 fill = gast.BinOp(left=fill, op=gast.Div(), right=gast.Call(
-                    func=_np("size"), args=[args[1]], keywords=[]))
-            return gast.Call(func=_np("full_like"), args=[args[1], fill], keywords=[])
+                    func=_np("size"), args=[copy.deepcopy(like)], keywords=[]))
+            return gast.Call(func=_np("full_like"), args=[like, fill], keywords=[])
         return node
 
 

@@ -12,12 +12,18 @@ from tangent_ad.runtime.structures import unindex_container
 __all__ = ["ensure_scalar", "unbroadcast", "unreduce", "unreduce_mean", "unindex", "inverse_permutation", "cast_like", "dsinc", "digamma"]
 
 
+_ndarray = np.ndarray
+_SCALAR_TYPES = frozenset((float, int, bool, complex, np.float64, np.float32))
+
+
 def ensure_scalar(value):
     """Raise NonScalarOutputError unless `value` is a scalar (size 1).
 
     A gradient is defined for scalar outputs only; seeding a larger output
     with 1.0 would silently differentiate its sum.
     """
+    if type(value) in _SCALAR_TYPES:  # fast path: a number is a scalar
+        return
     if np.size(value) != 1:
         raise NonScalarOutputError(
             f"grad needs a function with a scalar output, but it returned a "
@@ -48,7 +54,23 @@ def unbroadcast(g, x):
 
     >>> unbroadcast(np.ones((3, 2)), np.zeros((1, 2)))
     array([[3., 3.]])
+    >>> unbroadcast(np.ones((3, 2)), np.zeros(2))
+    array([3., 3.])
     """
+    # Fast paths first, for the common cases, with the cheapest checks:
+    # two Python floats, and NumPy arrays of one dtype whose shapes are
+    # equal or differ only by leading axes.
+    kind = type(x)
+    if kind is _ndarray:
+        if type(g) is _ndarray and g.dtype == x.dtype:
+            shape, gshape = x.shape, g.shape
+            if gshape == shape:
+                return g
+            lead = len(gshape) - len(shape)
+            if shape and lead > 0 and gshape[lead:] == shape:
+                return np.add.reduce(g, axis=0 if lead == 1 else tuple(range(lead)))
+    elif kind is float and type(g) is float:
+        return g
     shape = np.shape(x)
     gshape = np.shape(g)
     if gshape != shape:

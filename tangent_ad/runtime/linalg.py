@@ -19,8 +19,47 @@ def _matmul_operands(g, a, b):
     return g, a2, b2
 
 
+def _matmul_lhs_fast(g, a, b):
+    """`g @ b.T` and its 1-D variants for NumPy arrays of rank 1 or 2, else
+    None. `g` has the product's shape, so nothing is broadcast."""
+    na, nb = a.ndim, b.ndim
+    if na == 2:
+        if nb == 2:
+            return g @ b.T
+        if nb == 1:
+            return np.multiply.outer(g, b)
+    elif na == 1 and nb == 2:
+        return b @ g
+    return None
+
+
+def _matmul_rhs_fast(g, a, b):
+    """`a.T @ g` and its 1-D variants, as `_matmul_lhs_fast`."""
+    na, nb = a.ndim, b.ndim
+    if nb == 2:
+        if na == 2:
+            return a.T @ g
+        if na == 1:
+            return np.multiply.outer(a, g)
+    elif nb == 1 and na == 2:
+        return g @ a
+    return None
+
+
 def grad_matmul_lhs(g, a, b):
-    """Adjoint of `a` in `a @ b` (for matrices: `g @ b.T`), any ranks."""
+    """Adjoint of `a` in `a @ b` (for matrices: `g @ b.T`), any ranks.
+
+    >>> grad_matmul_lhs(np.ones((1, 2)), np.zeros((1, 3)), np.arange(6.0).reshape(3, 2))
+    array([[1., 5., 9.]])
+    >>> grad_matmul_lhs(np.ones(3), np.zeros((3, 2)), np.array([1.0, 2.0]))
+    array([[1., 2.],
+           [1., 2.],
+           [1., 2.]])
+    """
+    if type(a) is np.ndarray and type(b) is np.ndarray and type(g) is np.ndarray:
+        ga = _matmul_lhs_fast(g, a, b)
+        if ga is not None and ga.dtype == a.dtype:
+            return ga
     if np.ndim(a) == 0 or np.ndim(b) == 0:
         return unbroadcast(g * b, a)
     g2, _, b2 = _matmul_operands(g, a, b)
@@ -31,7 +70,20 @@ def grad_matmul_lhs(g, a, b):
 
 
 def grad_matmul_rhs(g, a, b):
-    """Adjoint of `b` in `a @ b` (for matrices: `a.T @ g`), any ranks."""
+    """Adjoint of `b` in `a @ b` (for matrices: `a.T @ g`), any ranks.
+
+    >>> grad_matmul_rhs(np.ones((1, 2)), np.array([[1.0, 2.0, 3.0]]), np.zeros((3, 2)))
+    array([[1., 1.],
+           [2., 2.],
+           [3., 3.]])
+    >>> grad_matmul_rhs(np.ones(2), np.array([1.0, 2.0]), np.zeros((2, 2)))
+    array([[1., 1.],
+           [2., 2.]])
+    """
+    if type(a) is np.ndarray and type(b) is np.ndarray and type(g) is np.ndarray:
+        gb = _matmul_rhs_fast(g, a, b)
+        if gb is not None and gb.dtype == b.dtype:
+            return gb
     if np.ndim(a) == 0 or np.ndim(b) == 0:
         return unbroadcast(g * a, b)
     g2, a2, _ = _matmul_operands(g, a, b)

@@ -1,0 +1,99 @@
+"""Accumulation in place, in a derivative specialized by ``specialize.py``.
+
+``bW = bW + e`` allocates a new array for every contribution to an
+adjoint; ``bW += e`` adds into the one ``bW`` holds. The two give the same
+values when the sum has ``bW``'s kind (shape and dtype), and nothing else
+can see the array: every binding of ``bW`` makes a new array (an
+operator, or a call in `FRESH_CALLS`, or ``.sum(...)``) or is such an
+accumulation, and ``bW`` is read only by its accumulations and by
+``return``. Liveness does not see that ``+=`` reads its target, so this
+pass runs once, after the others reached their fixed point.
+"""
+import gast
+
+from tangent_ad.optimize.kinds import Kinds
+
+FRESH_CALLS = {"np.zeros", "np.zeros_like", "np.ones_like", "np.full_like", "np.outer",
+               "zeros_like", "grad_matmul_lhs", "grad_matmul_rhs"}
+
+
+def run(tree, params, unit=None, given=()):
+    """Return `tree` with the accumulations above made in place (`params`,
+    `unit` and `given` as for `kinds.Kinds`)."""
+    kinds = Kinds(tree, params, unit, given)
+    candidates, rejected, simple = set(), set(params), set()
+    for node in gast.walk(tree):
+        if isinstance(node, (gast.FunctionDef, gast.Lambda)):
+            rejected.update(a.id for a in node.args.args)
+        elif isinstance(node, gast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], gast.Name):
+            simple.add(id(node.targets[0]))
+            v = node.targets[0].id
+            if _accumulates(node, kinds) or _fresh(node.value):
+                candidates.add(v)
+            else:
+                rejected.add(v)
+        elif isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store) and \
+                id(node) not in simple:
+            rejected.add(node.id)  # a tuple target, a loop variable
+    allowed = {id(n) for node in gast.walk(tree) for n in _allowed_reads(node, kinds)}
+    for node in gast.walk(tree):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
+                id(node) not in allowed:
+            rejected.add(node.id)
+    names = candidates - rejected
+    if names:
+        _InPlace(names, kinds).visit(tree)
+    return tree
+
+
+def _accumulates(stmt, kinds):
+    """``v = v + e``, with `e` not reading `v` and the sum of `v`'s array kind."""
+    v, value = stmt.targets[0].id, stmt.value
+    if not (isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add)
+            and isinstance(value.left, gast.Name) and value.left.id == v):
+        return False
+    if any(isinstance(n, gast.Name) and n.id == v for n in gast.walk(value.right)):
+        return False
+    kind = kinds.of(value.left)
+    return kind is not None and kind.box == "array" and kinds.of(value) == kind
+
+
+def _fresh(value):
+    """Whether `value` always makes a new array (or a new number)."""
+    if isinstance(value, (gast.BinOp, gast.UnaryOp)):
+        return True
+    if isinstance(value, gast.Call):
+        func = value.func
+        if isinstance(func, gast.Name):
+            return func.id in FRESH_CALLS
+        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
+                func.value.id == "np":
+            return f"np.{func.attr}" in FRESH_CALLS
+        return isinstance(func, gast.Attribute) and func.attr == "sum"
+    return False
+
+
+def _allowed_reads(node, kinds):
+    """The reads in `node` that `run` permits: the `v` of ``v + e`` in an
+    accumulation, and names returned as they are."""
+    if isinstance(node, gast.Assign) and len(node.targets) == 1 and \
+            isinstance(node.targets[0], gast.Name) and _accumulates(node, kinds):
+        return [node.value.left]
+    if isinstance(node, gast.Return) and node.value is not None:
+        elts = node.value.elts if isinstance(node.value, gast.Tuple) else [node.value]
+        return [e for e in elts if isinstance(e, gast.Name)]
+    return []
+
+
+class _InPlace(gast.NodeTransformer):
+    def __init__(self, names, kinds):
+        self.names = names
+        self.kinds = kinds
+
+    def visit_Assign(self, node):
+        target = node.targets[0] if len(node.targets) == 1 else None
+        if isinstance(target, gast.Name) and target.id in self.names and \
+                _accumulates(node, self.kinds):
+            return gast.AugAssign(target=target, op=gast.Add(), value=node.value.right)
+        return node

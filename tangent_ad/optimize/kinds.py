@@ -1,0 +1,372 @@
+"""The kinds of the values a derivative computes, given its arguments' kinds.
+
+A *kind* is what NumPy's results depend on besides the values: a Python
+``float``, ``int``, ``bool`` or ``complex``; or a NumPy array of a given
+shape and dtype; or a NumPy scalar of a given dtype. Staging
+(``staging.py``) takes the kinds of the arguments of an actual call and
+asks this module for the kind of every name in the derivative, so that
+``specialize.py`` can rewrite what those kinds make redundant.
+
+The inference is flow-insensitive: a name's kind is the join of the kinds
+of everything assigned to it, solved from the bottom up to a fixed point.
+Two different kinds join to *unknown* (``None``), and so does anything the
+rules below do not model: a global, a call of a user function, a slice,
+an attribute. An unknown kind never enables a rewrite, so the analysis may
+miss facts but never invents one. It reads shapes and dtypes only, never
+values, which is why a guard on the arguments' kinds is enough to reuse
+its result.
+
+Two facts about generated code make the join sharper:
+
+* ``v = stack.pop()`` restores a value that ``v`` held when it was pushed,
+  so it adds nothing to ``v``'s kind;
+* the ``v = None`` lines right after ``stack = []`` are placeholders for
+  values pushed before they are first computed. Every operation that reads
+  ``v`` as a number would raise on ``None``, so the placeholder is left
+  out of the join; `is_placeholder` lets the rewrites that would *not*
+  raise on ``None`` (``zeros_like``, ``np.size``) stay away from such names.
+"""
+from dataclasses import dataclass
+
+import gast
+import numpy as np
+
+from tangent_ad.optimize.bindings import Part, bindings, dotted, placeholders
+
+_PYTHON_NUMBERS = {float: "float", int: "int", bool: "bool", complex: "complex"}
+_SAMPLE = {"float": 0.5, "int": 2, "bool": True, "complex": 0.5 + 0.5j}
+BOTTOM = "bottom"  # not assigned yet, while solving
+
+
+@dataclass(frozen=True)
+class Kind:
+    """`box` is 'float', 'int', 'bool', 'complex' (Python numbers), 'array'
+    (np.ndarray) or 'scalar' (a NumPy scalar); arrays and NumPy scalars
+    carry a `dtype`, arrays a `shape`."""
+
+    box: str
+    shape: tuple = ()
+    dtype: object = None
+
+    def __hash__(self):  # cached: a dispatch hashes the arguments' kinds
+        cached = self.__dict__.get("_hash")
+        if cached is None:
+            cached = hash((self.box, self.shape, self.dtype))
+            object.__setattr__(self, "_hash", cached)
+        return cached
+
+    @property
+    def python(self):
+        return self.box in _SAMPLE
+
+    @property
+    def size(self):
+        return int(np.prod(self.shape)) if self.box == "array" else 1
+
+    def sample(self):
+        """A value of this kind with as few entries as its rank allows."""
+        if self.python:
+            return _SAMPLE[self.box]
+        if self.box == "scalar":
+            return self.dtype.type(_SAMPLE["float"] if self.dtype.kind in "fc" else 1)
+        return np.ones((1,) * len(self.shape), self.dtype)
+
+
+def kind_of(value):
+    """The Kind of a runtime value, or None for anything else.
+
+    >>> kind_of(np.zeros((2, 3), np.float32))
+    Kind(box='array', shape=(2, 3), dtype=dtype('float32'))
+    >>> kind_of(1.5), kind_of([1.0])
+    (Kind(box='float', shape=(), dtype=None), None)
+    """
+    kind = _NUMBER_KINDS.get(type(value))
+    if kind is not None:
+        return kind
+    if type(value) is np.ndarray:
+        key = (value.shape, value.dtype)
+    elif isinstance(value, np.generic):
+        key = ((), value.dtype, "scalar")
+    else:
+        return None
+    kind = _KNOWN.get(key)  # one object per kind: dispatch hashes the same ones
+    if kind is None and key[1].kind in "biufc":
+        kind = Kind("array" if len(key) == 2 else "scalar", key[0], key[1])
+        if len(_KNOWN) > 1024:
+            _KNOWN.clear()
+        _KNOWN[key] = kind
+    return kind
+
+
+_NUMBER_KINDS = {t: Kind(box) for t, box in _PYTHON_NUMBERS.items()}
+_KNOWN = {}
+
+
+def _join(a, b):
+    if a == BOTTOM:
+        return b
+    if b == BOTTOM:
+        return a
+    return a if a == b else None
+
+
+class Kinds:
+    """The kinds of the names of one function, for its parameters' kinds.
+
+    `params` maps parameter names to a Kind (or None: unknown); `given`
+    names parameters of nested functions among them (a pullback's
+    ``back(bresult)``). `unit` (``unit.Unit``) knows the kinds of the
+    results of the pullbacks the function calls.
+    """
+
+    def __init__(self, fdef, params, unit=None, given=()):
+        self.unit = unit
+        self.nodes = list(gast.walk(fdef))
+        self.placeholders = placeholders(fdef)
+        assigned = bindings(fdef, self.placeholders, given)
+        self.backs = {}  # name of a pullback's back function -> the call binding it
+        for name, value in assigned:
+            if isinstance(value, Part) and value.index == 1 and value.count == 2 and \
+                    unit is not None and unit.is_pullback(dotted(value.call.func)):
+                self.backs[name] = value.call if name not in self.backs else None
+        self.names = {name: BOTTOM for name, _ in assigned}
+        self.names.update(params)
+        changed = True
+        while changed:
+            changed = False
+            for name, value in assigned:
+                new = _join(self.names[name], self.of(value))
+                if new != self.names[name]:
+                    self.names[name], changed = new, True
+        self.names = {k: (None if v == BOTTOM else v) for k, v in self.names.items()}
+
+    def is_placeholder(self, node):
+        return isinstance(node, gast.Name) and node.id in self.placeholders
+
+    def of(self, node):
+        """The Kind of expression `node`, None if unknown (or BOTTOM)."""
+        if isinstance(node, gast.Name):
+            return self.names.get(node.id)
+        if isinstance(node, Part):
+            return self.unit.part(self, node) if self.unit is not None else None
+        if isinstance(node, gast.Constant):
+            return Kind(_PYTHON_NUMBERS[type(node.value)]) \
+                if type(node.value) in _PYTHON_NUMBERS else None
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+            return self._apply(lambda x: -x, [node.operand])
+        if isinstance(node, gast.BinOp):
+            if isinstance(node.op, gast.MatMult):
+                return self._matmul(node.left, node.right)
+            op = _BINARY.get(type(node.op))
+            return self._apply(op, [node.left, node.right]) if op else None
+        if isinstance(node, gast.Subscript):
+            return self._row(node)
+        if isinstance(node, gast.Attribute) and node.attr == "T":
+            return self._transpose(node.value)
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+                and node.func.attr == "sum" and dotted(node.func) != "np.sum":
+            return self._sum(node)
+        if isinstance(node, gast.Call) and not node.keywords:
+            return self._call(node)
+        return None
+
+    def _transpose(self, node):
+        """``x.T`` for an array `x` (what specialize writes)."""
+        kind = self.of(node)
+        if kind in (None, BOTTOM) or kind.box != "array":
+            return None if kind != BOTTOM else kind
+        return Kind("array", kind.shape[::-1], kind.dtype)
+
+    def _sum(self, node):
+        """``g.sum(axis=...)`` over constant leading axes of an inexact
+        array `g` (what specialize writes for ``unbroadcast``)."""
+        kind = self.of(node.func.value)
+        if kind == BOTTOM:
+            return kind
+        if kind is None or kind.box != "array" or kind.dtype.kind not in "fc" or \
+                node.args or [k.arg for k in node.keywords] != ["axis"]:
+            return None
+        axis = node.keywords[0].value
+        axes = axis.elts if isinstance(axis, gast.Tuple) else [axis]
+        if not all(isinstance(a, gast.Constant) and type(a.value) is int for a in axes):
+            return None
+        lead = len(axes)
+        if [a.value for a in axes] != list(range(lead)) or lead >= len(kind.shape):
+            return None
+        return Kind("array", kind.shape[lead:], kind.dtype)
+
+    def _operands(self, nodes):
+        kinds = [self.of(n) for n in nodes]
+        if BOTTOM in kinds:
+            return BOTTOM
+        return None if None in kinds else kinds
+
+    def _apply(self, func, nodes):
+        """The kind of `func` (elementwise, broadcasting) applied to `nodes`:
+        NumPy itself computes it on samples of the operands' kinds."""
+        kinds = self._operands(nodes)
+        if not isinstance(kinds, list):
+            return kinds
+        # a constant is its own sample: ``n ** -1`` is a float for an int n
+        samples = [n.value if isinstance(n, gast.Constant) else k.sample()
+                   for n, k in zip(nodes, kinds)]
+        if func is _BINARY[gast.Pow] and kinds[1].box in ("int", "bool") \
+                and not isinstance(nodes[1], gast.Constant):
+            return None  # the sign of a Python int exponent decides the type
+        try:
+            shape = np.broadcast_shapes(*[k.shape for k in kinds])
+            with np.errstate(all="ignore"):
+                out = func(*samples)
+        except Exception:  # noqa: BLE001 - whatever NumPy refuses is unknown
+            return None
+        return _result(out, shape)
+
+    def _matmul(self, left, right):
+        kinds = self._operands([left, right])
+        if not isinstance(kinds, list):
+            return kinds
+        a, b = kinds
+        if a.box != "array" or b.box != "array" or not (1 <= len(a.shape) <= 2) \
+                or not (1 <= len(b.shape) <= 2) or a.shape[-1] != b.shape[0]:
+            return None
+        shape = a.shape[:-1] + b.shape[1:]
+        out = np.matmul(np.ones((1,) * len(a.shape), a.dtype),
+                        np.ones((1,) * len(b.shape), b.dtype))
+        return _result(out, shape)
+
+    def _row(self, node):
+        """``xs[i]`` for an array `xs` and a Python int `i`."""
+        kinds = self._operands([node.value, node.slice])
+        if not isinstance(kinds, list):
+            return kinds
+        array, index = kinds
+        if array.box != "array" or not array.shape or index.box != "int":
+            return None
+        if len(array.shape) == 1:
+            return Kind("scalar", (), array.dtype)
+        return Kind("array", array.shape[1:], array.dtype)
+
+    def _call(self, node):
+        func, args = dotted(node.func), node.args
+        if func is None:
+            return None
+        if self.unit is not None and (self.unit.is_pullback(func) or func in self.backs):
+            return self.unit.part(self, Part(node, None, 1))
+        if func.startswith("np.") and isinstance(getattr(np, func[3:], None), np.ufunc):
+            ufunc = getattr(np, func[3:])
+            if ufunc.nout == 1 and len(args) == ufunc.nin:
+                return self._apply(ufunc, args)
+            return None
+        if func in _FULL_REDUCTIONS and len(args) == 1:
+            return self._reduce(func, args[0])
+        if func == "np.zeros" and 1 <= len(args) <= 2:
+            return _zeros(args)
+        if func == "np.outer" and len(args) == 2:
+            return self._outer(args)
+        if func in ("len", "np.size", "np.ndim") and len(args) == 1:
+            return Kind("int")
+        if func in _SHAPE_OF_FIRST and len(args) == _SHAPE_OF_FIRST[func]:
+            return self._like_first(func, args)
+        if func in ("unbroadcast", "grad_matmul_lhs", "grad_matmul_rhs"):
+            return self._adjoint_helper(func, args)
+        return None
+
+    def _reduce(self, func, arg):
+        """``np.sum(x)`` and other reductions of all of `x` to a NumPy scalar."""
+        kind = self.of(arg)
+        if kind in (None, BOTTOM):
+            return kind
+        with np.errstate(all="ignore"):
+            out = getattr(np, func[3:])(kind.sample())
+        return _result(out, ())
+
+    def _outer(self, args):
+        kinds = self._operands(args)
+        if not isinstance(kinds, list):
+            return kinds
+        a, b = kinds
+        if a.box != "array" or b.box != "array" or len(a.shape) != 1 or len(b.shape) != 1:
+            return None
+        return _result(np.outer(a.sample(), b.sample()), a.shape + b.shape)
+
+    def _like_first(self, func, args):
+        """``np.full_like(x, s)``, ``np.zeros_like(x)``, ``zeros_like(x)``."""
+        if self.is_placeholder(args[0]):
+            return None
+        kinds = self._operands(args)
+        if not isinstance(kinds, list):
+            return kinds
+        x = kinds[0]
+        if func == "np.full_like" and not kinds[1].python and kinds[1].box != "scalar":
+            return None
+        if x.box == "array":
+            return x
+        if func == "zeros_like" and is_python_float_like(x):
+            return Kind("float")
+        return None
+
+    def _adjoint_helper(self, func, args):
+        """The runtime helpers give an adjoint its operand's kind, through
+        ``core._like``: a Python float for a Python number or an
+        np.float64 (a subclass of float), else the operand's shape and
+        (inexact) dtype. Any other case is left unknown."""
+        if len(args) != (2 if func == "unbroadcast" else 3):
+            return None
+        kinds = self._operands(args)
+        if not isinstance(kinds, list):
+            return kinds
+        g, a, b = kinds if len(kinds) == 3 else kinds + [None]
+        target = {"unbroadcast": a, "grad_matmul_lhs": a, "grad_matmul_rhs": b}[func]
+        if func == "unbroadcast" and is_python_float_like(target) and \
+                (g.box in ("float", "int") or (not g.python and g.dtype.kind in "fiu")):
+            return Kind("float")
+        if func == "unbroadcast" and target.box == "scalar" and g in (target, Kind("float")):
+            return g
+        if target.box == "array" and target.shape and target.dtype.kind in "fc" \
+                and not g.python and g.dtype.kind in "fc":
+            return target
+        return None
+
+
+def is_python_float_like(kind):
+    """A Python float or int, or an np.float64 (which subclasses float):
+    ``unbroadcast`` gives a Python float for these."""
+    return kind.box in ("float", "int") or (kind.box == "scalar" and kind.dtype == np.float64)
+
+
+def _zeros(args):
+    """``np.zeros((2, 3))`` or ``np.zeros((2, 3), np.float32)``."""
+    shape, dtype = args[0], (args[1] if len(args) == 2 else None)
+    if not (isinstance(shape, gast.Tuple) and all(
+            isinstance(e, gast.Constant) and type(e.value) is int for e in shape.elts)):
+        return None
+    if dtype is None:
+        return Kind("array", tuple(e.value for e in shape.elts), np.dtype(np.float64))
+    if dotted(dtype) is None or not dotted(dtype).startswith("np."):
+        return None
+    scalar_type = getattr(np, dotted(dtype)[3:], None)
+    if not (isinstance(scalar_type, type) and issubclass(scalar_type, np.generic)):
+        return None
+    return Kind("array", tuple(e.value for e in shape.elts), np.dtype(scalar_type))
+
+
+def _result(out, shape):
+    """The Kind of an operation whose result on samples is `out`."""
+    box = _PYTHON_NUMBERS.get(type(out))
+    if box is not None:
+        return Kind(box)
+    if isinstance(out, np.ndarray):
+        return Kind("array", tuple(shape), out.dtype)
+    if isinstance(out, np.generic) and not shape:
+        return Kind("scalar", (), out.dtype)
+    return None
+
+
+_BINARY = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b,
+           gast.Mult: lambda a, b: a * b, gast.Div: lambda a, b: a / b,
+           gast.Pow: lambda a, b: a ** b, gast.FloorDiv: lambda a, b: a // b,
+           gast.Mod: lambda a, b: a % b}
+_FULL_REDUCTIONS = ("np.sum", "np.mean", "np.prod", "np.max", "np.min", "np.amax", "np.amin")
+_SHAPE_OF_FIRST = {"np.full_like": 2, "np.zeros_like": 1, "zeros_like": 1}
+
+

@@ -1,0 +1,291 @@
+"""Rewrites that the kinds of the arguments make valid (see ``kinds.py``).
+
+Staging runs this pass, with the general passes, on a copy of a derivative
+for the kinds of the arguments of an actual call. Each rewrite keeps
+values, shapes and dtypes for those kinds:
+
+* ``unbroadcast(g, x)`` -> ``g`` when `g` has `x`'s kind, and
+  -> ``g.sum(axis=0)`` when `x` is `g` without leading axes;
+* ``grad_matmul_lhs(g, a, b)`` -> ``g @ b.T`` and
+  ``grad_matmul_rhs(g, a, b)`` -> ``a.T @ g`` for matrices (and their
+  matrix-vector and outer-product forms for vectors);
+* ``np.size(x)`` -> its value; ``ensure_scalar(v)`` goes for a scalar `v`;
+* a *fill* ``f = np.full_like(x, s)`` (a Python number `s` spread over an
+  array) meets arithmetic: ``f * y`` -> ``y * s`` and ``f / y`` ->
+  ``s / y`` for a `y` of `f`'s kind, ``f * c`` -> ``np.full_like(x, s * c)``
+  and ``-f`` -> ``np.full_like(x, -s)``;
+* ``zeros_like(x)`` -> ``0.0`` for a Python float, ``np.zeros((2, 3))``
+  for an array;
+* a restore ``v = stack.pop()`` that nothing reads goes, with every
+  ``stack.append(v)`` (each push of `v` is paired with a restore of `v`);
+* a call of a pullback that `unit.Unit` has specialized calls the copy.
+
+The specialized code may use ndarray attributes (``.T``, ``.sum``): it only
+ever runs on the NumPy arrays its guard checked.
+"""
+import copy
+
+import gast
+import numpy as np
+
+from tangent_ad.analysis import cfg, dataflow
+from tangent_ad.nodes import call, const, is_pop, is_push
+from tangent_ad.optimize.kinds import BOTTOM, Kinds, is_python_float_like
+
+
+def run(tree, params, unit=None, given=()):
+    """Return `tree` (a FunctionDef) rewritten for parameter kinds `params`
+    (`unit` and `given` as for `Kinds`); calls of pullbacks that `unit`
+    has specialized call the copies."""
+    kinds = Kinds(tree, params, unit, given)
+    fills = _fills(tree, kinds)
+    tree = _Rewriter(kinds, fills, unit).visit(tree)
+    tree.body = [s for s in tree.body if not _scalar_check(s, kinds)]
+    _drop_dead_restores(tree)
+    return tree
+
+
+# ---- fills ------------------------------------------------------------------
+
+def _fills(tree, kinds):
+    """{name: (x, s)} for the names bound once to ``np.full_like(x, s)``
+    where `x` is bound once and `s` reads only names bound once outside
+    any loop: wherever the name is read, ``s`` has the same value and `x`
+    the same kind (it may be a later value of a loop variable)."""
+    counts, in_loops = {}, set()
+    for node in gast.walk(tree):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Param)):
+            counts[node.id] = counts.get(node.id, 0) + 1
+        if isinstance(node, (gast.For, gast.While)):
+            in_loops |= {n.id for stmt in node.body + node.orelse for n in gast.walk(stmt)
+                         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    fills = {}
+    for node in gast.walk(tree):
+        if isinstance(node, gast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], gast.Name):
+            target, fill = node.targets[0].id, _fill_parts(node.value, kinds)
+            if fill and counts.get(target) == 1 and _bound_once(fill[0], counts) and \
+                    _bound_once(fill[1], counts, in_loops):
+                fills[target] = fill
+    return fills
+
+
+def _bound_once(expr, counts, in_loops=()):
+    return all(counts.get(n.id, 0) <= 1 and n.id not in in_loops
+               for n in gast.walk(expr) if isinstance(n, gast.Name))
+
+
+def _fill_parts(node, kinds):
+    """(x, s) if `node` is ``np.full_like(x, s)`` with an inexact array
+    `x` and a Python float `s`."""
+    if _call_name(node) != "np.full_like" or len(node.args) != 2 or node.keywords:
+        return None
+    x, s = node.args
+    kx, ks = kinds.of(x), kinds.of(s)
+    if kx is None or kx.box != "array" or kx.dtype.kind not in "fc" or \
+            ks is None or ks.box != "float" or kinds.is_placeholder(x):
+        return None
+    return x, s
+
+
+def _exact_scaling(kind, c):
+    """Whether ``D(s) * c == D(s * c)`` for every Python float s, where D
+    is `kind`'s dtype: always in float64; for narrower dtypes only when c
+    is a power of two (c * s is then exact)."""
+    if kind.dtype == np.float64:
+        return True
+    if not (isinstance(c, gast.Constant) and type(c.value) in (int, float)) or c.value == 0:
+        return False
+    mantissa, _ = np.frexp(abs(c.value))
+    return mantissa == 0.5
+
+
+class _Rewriter(gast.NodeTransformer):
+    def __init__(self, kinds, fills, unit):
+        self.kinds = kinds
+        self.fills = fills
+        self.unit = unit
+
+    def fill(self, node):
+        """Fresh copies of (x, s) when `node` is a fill, by name or written out."""
+        parts = self.fills.get(node.id) if isinstance(node, gast.Name) else \
+            _fill_parts(node, self.kinds)
+        return copy.deepcopy(parts) if parts else None
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        fill = self.fill(node.operand)
+        if isinstance(node.op, gast.USub) and fill:
+            x, s = fill
+            return call("np.full_like", x, gast.UnaryOp(op=gast.USub(), operand=s))
+        return node
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        if not isinstance(node.op, (gast.Mult, gast.Div)):
+            return node
+        kind = self.kinds.of(node)
+        left, right = self.fill(node.left), self.fill(node.right)
+        if left and kind == self.kinds.of(left[0]):
+            x, s = left
+            if self._scales(kind, node.right, node.op):  # f * c, f / c
+                return call("np.full_like", x, gast.BinOp(left=s, op=node.op, right=node.right))
+            if self.kinds.of(node.right) == kind:  # f * y -> s * y, f / y -> s / y
+                return gast.BinOp(left=s, op=node.op, right=node.right)
+        if right and kind == self.kinds.of(right[0]):
+            x, s = right
+            if isinstance(node.op, gast.Mult) and self._scales(kind, node.left, node.op):
+                return call("np.full_like", x, gast.BinOp(left=node.left, op=node.op, right=s))
+            if self.kinds.of(node.left) == kind:  # y * f -> y * s, y / f -> y / s
+                return gast.BinOp(left=node.left, op=node.op, right=s)
+        return node
+
+    def _scales(self, kind, c, op):
+        """Whether ``full_like(x, s) op c`` is ``full_like(x, s op c)``: `c`
+        a Python number (a nonzero constant for a division: Python raises
+        where NumPy divides by zero) that scales exactly (_exact_scaling)."""
+        kc = self.kinds.of(c)
+        if kc is None or kc.box not in ("float", "int"):
+            return False
+        if isinstance(op, gast.Div) and not (isinstance(c, gast.Constant) and c.value):
+            return False
+        return _exact_scaling(kind, c)
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        func, args = _call_name(node), node.args
+        if node.keywords:
+            return node
+        if func == "unbroadcast" and len(args) == 2:
+            return self._unbroadcast(node, *args)
+        if func in ("grad_matmul_lhs", "grad_matmul_rhs") and len(args) == 3:
+            return self._matmul(node, func == "grad_matmul_lhs", *args)
+        if self.unit is not None and isinstance(node.func, gast.Name) and \
+                self.unit.is_pullback(func):
+            key = self.unit.key(self.kinds, node)
+            spec = self.unit.copy(key) if key not in (BOTTOM, None) else None
+            if spec is not None:
+                node.func.id = spec.name
+            return node
+        if func == "zeros_like" and len(args) == 1:
+            return self._zeros(node, args[0])
+        if func == "np.size" and len(args) == 1 and not self.kinds.is_placeholder(args[0]):
+            kind = self.kinds.of(args[0])
+            if kind is not None:
+                return const(kind.size)
+        return node
+
+    def _zeros(self, node, x):
+        """``zeros_like(x)`` -> ``0.0`` or ``np.zeros((2, 3))`` (a constant
+        shape, and the dtype unless it is float64)."""
+        kind = self.kinds.of(node)
+        if kind is None:
+            return node
+        if kind.box == "float":
+            return const(0.0)
+        if kind.box != "array" or not kind.dtype.isnative:
+            return node
+        shape = gast.Tuple(elts=[const(n) for n in kind.shape], ctx=gast.Load())
+        if kind.dtype == np.float64:
+            return call("np.zeros", shape)
+        return call("np.zeros", shape, call(f"np.{kind.dtype.name}").func)
+
+    def _unbroadcast(self, node, g, x):
+        kg, kx = self.kinds.of(g), self.kinds.of(x)
+        if kg is None or kx is None:
+            return node
+        if kg.box == "float" and (is_python_float_like(kx) or kx.box == "scalar") or \
+                kg == kx and not kg.python and not is_python_float_like(kx):
+            return g  # see kinds.Kinds._adjoint_helper
+        if kg.box == kx.box == "array" and kg.dtype == kx.dtype and kx.shape:
+            lead = len(kg.shape) - len(kx.shape)
+            if lead > 0 and kg.shape[lead:] == kx.shape:
+                axis = const(0) if lead == 1 else \
+                    gast.Tuple(elts=[const(i) for i in range(lead)], ctx=gast.Load())
+                return gast.Call(func=gast.Attribute(value=g, attr="sum", ctx=gast.Load()),
+                                 args=[], keywords=[gast.keyword(arg="axis", value=axis)])
+        return node
+
+    def _matmul(self, node, lhs, g, a, b):
+        kinds = [self.kinds.of(n) for n in (g, a, b)]
+        if None in kinds or any(k.box != "array" or k.dtype.kind not in "fc" for k in kinds) \
+                or len({k.dtype for k in kinds}) != 1:
+            return node
+        kg, ka, kb = kinds
+        ranks = (len(ka.shape), len(kb.shape))
+        if ranks not in ((2, 2), (2, 1), (1, 2)) or ka.shape[-1] != kb.shape[0] or \
+                kg.shape != ka.shape[:-1] + kb.shape[1:]:
+            return node
+        if ranks == (2, 2):
+            return _matmul(g, _transpose(b)) if lhs else _matmul(_transpose(a), g)
+        if ranks == (2, 1):
+            return call("np.outer", g, b) if lhs else _matmul(g, a)
+        return _matmul(b, g) if lhs else call("np.outer", a, g)
+
+
+def _matmul(left, right):
+    return gast.BinOp(left=left, op=gast.MatMult(), right=right)
+
+
+def _transpose(node):
+    return gast.Attribute(value=node, attr="T", ctx=gast.Load())
+
+
+def _call_name(node):
+    if not isinstance(node, gast.Call):
+        return None
+    func = node.func
+    if isinstance(func, gast.Name):
+        return func.id
+    if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name):
+        return f"{func.value.id}.{func.attr}"
+    return None
+
+
+def _scalar_check(stmt, kinds):
+    """``ensure_scalar(v)`` for a `v` of a kind with one entry."""
+    if not (isinstance(stmt, gast.Expr) and _call_name(stmt.value) == "ensure_scalar"
+            and len(stmt.value.args) == 1):
+        return False
+    kind = kinds.of(stmt.value.args[0])
+    return kind is not None and kind.size == 1
+
+
+# ---- dead restores ------------------------------------------------------------
+
+def _drop_dead_restores(fdef):
+    """Remove ``v = stack.pop()`` where no restore of `v` is read, and every
+    ``stack.append(v)``. A function with nested functions (a pullback,
+    whose ``back`` pops what it pushes) is left alone."""
+    if any(isinstance(n, gast.FunctionDef) for n in gast.walk(fdef) if n is not fdef):
+        return
+    graph = cfg.build(fdef)
+    live_after = dataflow.liveness(graph)
+    restores = {}  # name -> [live?]
+    for node in graph.nodes:
+        stmt = node.stmt
+        if isinstance(stmt, gast.Assign) and is_pop(stmt.value) and \
+                isinstance(stmt.targets[0], gast.Name):
+            target = stmt.targets[0].id
+            restores.setdefault(target, []).append(target in live_after[node])
+    dead = {v for v, live in restores.items() if not any(live)}
+    if dead:
+        _remove(fdef, dead)
+
+
+def _remove(node, dead):
+    for field in ("body", "orelse"):
+        block = getattr(node, field, None)
+        if isinstance(block, list):
+            kept = [s for s in block if not _saves(s, dead)]
+            for stmt in kept:
+                _remove(stmt, dead)
+            setattr(node, field, kept or ([gast.Pass()] if field == "body" else []))
+
+
+def _saves(stmt, dead):
+    if is_push(stmt):
+        value = stmt.value.args[0] if stmt.value.args else None
+        return isinstance(value, gast.Name) and value.id in dead
+    return isinstance(stmt, gast.Assign) and is_pop(stmt.value) and \
+        isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id in dead

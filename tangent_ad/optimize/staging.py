@@ -1,0 +1,229 @@
+"""Staging: derivatives specialized for the kinds of their arguments.
+
+The general derivative cannot know whether ``a * x`` multiplies two Python
+floats or broadcasts a vector over a matrix, so it keeps ``unbroadcast``,
+the generic matrix-product adjoints, and the values they read for their
+shapes. `staged` wraps a generated function in a *dispatcher* with the same
+signature. Once a call repeats the kinds of the arguments (a Python
+float; an array's shape and dtype; see ``kinds.py``) of an earlier call,
+the dispatcher writes a copy of the derivative for those kinds, with
+copies of the pullbacks it calls (``unit.py``): ``specialize.py`` and the
+general passes to a fixed point, then ``accumulate.py``. From then on it
+runs the copy behind a guard on the arguments' kinds:
+
+    def dloss_dW(W, x, bresult=1.0):
+        if not (type(W) is _tad_ndarray and W.shape == _tad_c0
+                and W.dtype is _tad_c1 and type(bresult) is _tad_c2):
+            return _tad_stage(W, x, bresult)
+        ...the specialized derivative...
+
+That guarded copy becomes the dispatcher's own code (``__code__``), so a
+call that passes the guard costs the checks and nothing else. Other kinds
+go through ``_tad_stage``, which keeps up to `MAX_VARIANTS` copies and
+guards the most recent. The general derivative stays what ``show_source``
+prints and what ``__wrapped__`` (for ``inspect`` and for transforming the
+derivative again) refers to; `variants` lists the copies' sources.
+"""
+import builtins
+import copy
+import inspect
+import linecache
+import re
+
+import gast
+import numpy as np
+
+from tangent_ad import emit, runtime
+from tangent_ad.naming import COMMENT_MARKER
+from tangent_ad.optimize import accumulate, dce, propagate, simplify, specialize
+from tangent_ad.optimize.fixed_point import fingerprint
+from tangent_ad.optimize.kinds import kind_of
+from tangent_ad.optimize.unit import OUTPUT_ADJOINT, Unit
+
+CALLS_BEFORE_STAGING = 2  # calls with the same kinds before a copy is written
+MAX_VARIANTS = 8          # copies per derivative; more kinds run the general one
+MAX_SEEN = 256            # kinds remembered before staging
+MAX_ROUNDS = 10
+_BUILTINS = ("float", "int", "bool", "complex", "range", "reversed", "len", "type")
+_COMMENT = re.compile(r"^(\s*)# (.*)$")
+
+
+def staged(fn):
+    """A dispatcher for the generated function `fn` (see the module
+    docstring); `fn` itself when its signature or namespace rule staging
+    out (keyword-only or variadic parameters, a global that shadows NumPy,
+    a runtime helper or a builtin the rewrites rely on)."""
+    if hasattr(fn, "__tangent_ad_stager__"):
+        return fn  # already staged
+    info = fn.__tangent_ad__
+    params = inspect.signature(fn).parameters.values()
+    if any(p.kind is not p.POSITIONAL_OR_KEYWORD for p in params) or \
+            not _plain_namespace(info.namespace):
+        return fn
+    return _Stager(fn, [p.name for p in params]).dispatcher
+
+
+def variants(fn):
+    """{kinds of the arguments: source} of the copies `fn` has written."""
+    stager = getattr(fn, "__tangent_ad_stager__", None)
+    return dict(stager.sources) if stager is not None else {}
+
+
+def _plain_namespace(namespace):
+    if namespace.get("np", np) is not np or any(
+            namespace.get(b, getattr(builtins, b)) is not getattr(builtins, b) for b in _BUILTINS):
+        return False
+    return all(namespace[h] is getattr(runtime, h) for h in runtime.__all__ if h in namespace)
+
+
+class _Stager:
+    def __init__(self, general, params):
+        self.general = general
+        self.params = params
+        self.info = general.__tangent_ad__
+        self.name = general.__name__
+        self.seen = {}       # kinds -> calls so far, before staging
+        self.variants = {}   # kinds -> function to run
+        self.sources = {}    # kinds -> source of the copy
+        self.guarded = {}    # kinds -> code of the copy behind its guard
+        self.constants = {}  # name -> value, for the guards
+        self.copies = 0      # pullback copies written so far
+        self.errors = {}     # kinds -> the exception that stopped their copy
+        self.ns = dict(self.info.namespace)
+        self.ns.update(np=np, _tad_stage=self.stage, _tad_ndarray=np.ndarray)
+        arguments = ", ".join(params)
+        self.dispatcher = self._compile(
+            f"def {self.name}({arguments}):\n    return _tad_stage({arguments})\n", "dispatch")
+        for attr in ("__defaults__", "__doc__", "__qualname__", "__module__"):
+            setattr(self.dispatcher, attr, getattr(general, attr))
+        self.dispatcher.__tangent_ad__ = self.info
+        self.dispatcher.__tangent_ad_stager__ = self
+        # inspect (getsource, signature) and the front end, when the
+        # derivative is differentiated again, read the general function
+        self.dispatcher.__wrapped__ = general
+
+    def stage(self, *args):
+        """Run the copy for the kinds of `args`, writing it if they repeat,
+        and guard the dispatcher's code for them (the most recent kinds win)."""
+        key = tuple(kind_of(a) for a in args)
+        fn = self.variants.get(key)
+        if fn is None:
+            count = self.seen.get(key, 0) + 1
+            if count < CALLS_BEFORE_STAGING or len(self.variants) >= MAX_VARIANTS:
+                if len(self.seen) > MAX_SEEN:
+                    self.seen.clear()
+                self.seen[key] = count
+                return self.general(*args)
+            try:
+                fn = self._variant(key)
+            except Exception as exc:  # noqa: BLE001 - a bug here must not cost the gradient
+                self.errors[key] = exc
+                fn = self.general
+            self.variants[key] = fn
+        if fn is not self.general:
+            if key not in self.guarded:
+                self.guarded[key] = self._guarded(key)
+            self.dispatcher.__code__ = self.guarded[key]
+        elif len(self.variants) == 1:
+            self.dispatcher.__code__ = self.general.__code__  # nothing to specialize
+        return fn(*args)
+
+    def _variant(self, key):
+        """The copy of the derivative for argument kinds `key`, with copies
+        of the pullbacks it calls (the general derivative when specializing
+        changes nothing)."""
+        functions = _parse(self.info.source)
+        general = fingerprint(functions[0])
+        root, pullbacks = functions[0], {f.name: f for f in functions[1:]}
+        params = dict(zip(self.params, key))
+        unit = Unit(pullbacks, self._fresh)
+        unit.solve(root, params)
+        dropped = set(unit.invalid)
+        trees = [optimize(root, params, unit)]
+        for spec_key, spec in unit.valid().items():
+            tree = copy.deepcopy(pullbacks[spec_key[0]])
+            tree.name = spec.name
+            trees.append(optimize(tree, unit.params(spec_key), unit, (OUTPUT_ADJOINT,)))
+        if unit.invalid != dropped:
+            return self.general  # a fact changed while rewriting: trust none
+        if len(trees) == 1 and fingerprint(trees[0]) == general:
+            return self.general
+        self.sources[key] = "\n\n".join(emit.run(tree) for tree in trees)
+        return self._compile(self.sources[key], f"for {_describe(key)}")
+
+    def _fresh(self, callee):
+        self.copies += 1
+        return f"{callee}_{self.copies}"
+
+    def _guarded(self, key):
+        """The code of the copy for `key` behind a guard on the arguments."""
+        checks = []
+        for i, (param, kind) in enumerate(zip(self.params, key)):
+            if kind is None:
+                continue  # the copy assumes nothing about this argument
+            if kind.box == "array":
+                shape, dtype = self._constant(kind.shape), self._constant(np.dtype(kind.dtype.str))
+                checks.append(f"type({param}) is _tad_ndarray and {param}.shape == {shape} "
+                              f"and {param}.dtype is {dtype}")
+            else:
+                checks.append(f"type({param}) is {self._constant(type(kind.sample()))}")
+        lines = self.sources[key].splitlines()
+        start = next(i for i, line in enumerate(lines) if line.rstrip().endswith(":")) + 1
+        guard = ["    if not (" + "\n            and ".join(checks) + "):",
+                 f"        return _tad_stage({', '.join(self.params)})"] if checks else []
+        source = "\n".join(lines[:start] + guard + lines[start:]) + "\n"
+        return self._compile(source, f"for {_describe(key)}, guarded").__code__
+
+    def _constant(self, value):
+        """A name in the namespace for the guard constant `value`."""
+        for name, known in self.constants.items():
+            if type(known) is type(value) and known == value:
+                return name
+        name = f"_tad_c{len(self.constants)}"
+        self.constants[name] = self.ns[name] = value
+        return name
+
+    def _compile(self, source, label):
+        filename = f"<tangent_ad {self.name} {label}>"
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        exec(compile(source, filename, "exec"), self.ns)
+        return self.ns.pop(self.name)
+
+
+def optimize(tree, params, unit=None, given=()):
+    """The FunctionDef `tree` specialized for parameter kinds `params`:
+    `specialize` and the general passes to a fixed point, then `accumulate`
+    (in place); `unit` and `given` as for `kinds.Kinds`."""
+    before = None
+    for _ in range(MAX_ROUNDS):
+        tree = specialize.run(tree, params, unit, given)
+        tree = simplify.run(tree, None)
+        tree = propagate.run(tree)
+        tree = dce.run(tree, None)
+        after = fingerprint(tree)
+        if after == before:
+            break
+        before = after
+    return accumulate.run(tree, params, unit, given)
+
+
+def _parse(source):
+    """The FunctionDefs of a generated unit, their comments turned back
+    into the markers the passes keep beside the statements."""
+    lines = []
+    for line in source.splitlines():
+        match = _COMMENT.match(line)
+        lines.append(f"{match.group(1)}{COMMENT_MARKER}({match.group(2)!r})" if match else line)
+    return [f for f in gast.parse("\n".join(lines)).body if isinstance(f, gast.FunctionDef)]
+
+
+def _describe(key):
+    parts = []
+    for kind in key:
+        if kind is None:
+            parts.append("?")
+        elif kind.box == "array":
+            parts.append(f"{kind.dtype}{list(kind.shape)}")
+        else:
+            parts.append(kind.box if kind.python else str(kind.dtype))
+    return "(" + ", ".join(parts) + ")"

@@ -1,0 +1,609 @@
+"""The optimizer and the runtime fast paths it relies on.
+
+* the runtime helpers' fast paths give what their general paths give;
+* each rewrite of ``optimize/specialize.py``: a small function in, the
+  expected source out, and both run on arguments of the kinds it was
+  specialized for, giving the same values, types, shapes and dtypes;
+* the kinds inference (``optimize/kinds.py``);
+* staging end to end (``optimize/staging.py``): the dispatcher, its guard,
+  other kinds, pullbacks, and gradients against finite differences.
+"""
+import doctest
+import inspect
+import textwrap
+
+import numpy as np
+import pytest
+
+import tangent_ad as tad
+from tangent_ad import emit, runtime
+from tangent_ad.optimize import dce, fixed_point, kinds, simplify, specialize, staging
+from tangent_ad.optimize.kinds import Kind, Kinds, kind_of
+from tangent_ad.testing import check_grads
+
+
+class Sub(np.ndarray):
+    """An ndarray subclass: the runtime helpers take their general path."""
+
+
+def general(x):
+    return x.view(Sub) if isinstance(x, np.ndarray) else x
+
+
+def assert_same(got, want):
+    """Same structure, types, shapes and dtypes; values equal to rounding."""
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want):
+            assert_same(g, w)
+        return
+    assert type(got) is type(want), (type(got), type(want))
+    assert np.shape(got) == np.shape(want)
+    assert getattr(got, "dtype", None) == getattr(want, "dtype", None)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
+
+
+# ---- runtime fast paths -------------------------------------------------------
+
+RNG = np.random.default_rng(0)
+UNBROADCAST = [
+    (1.5, 2.5),
+    (np.float64(1.5), 2.5),
+    (1.5, np.float64(2.5)),
+    (RNG.normal(size=(3, 2)), RNG.normal(size=(3, 2))),
+    (RNG.normal(size=(3, 2)), RNG.normal(size=2)),
+    (RNG.normal(size=(4, 3, 2)), RNG.normal(size=2)),
+    (RNG.normal(size=(3, 2)), RNG.normal(size=(1, 2))),
+    (RNG.normal(size=(3, 2)), 2.5),
+    (RNG.normal(size=(3, 2)).astype(np.float32), RNG.normal(size=2)),
+    (RNG.normal(size=(3, 2)), RNG.normal(size=2).astype(np.float32)),
+]
+
+
+@pytest.mark.parametrize("g,x", UNBROADCAST, ids=range(len(UNBROADCAST)))
+def test_unbroadcast_fast_path_gives_the_general_result(g, x):
+    got = runtime.unbroadcast(g, x)
+    want = runtime.unbroadcast(general(g), general(x))
+    want = np.asarray(want) if isinstance(want, Sub) else want
+    assert_same(got, want)
+
+
+MATMULS = [((3, 4), (4, 2)), ((3, 4), (4,)), ((4,), (4, 2)), ((4,), (4,)),
+           ((2, 3, 4), (4, 2))]
+
+
+@pytest.mark.parametrize("dtypes", [(np.float64,) * 3, (np.float32,) * 3,
+                                    (np.float32, np.float64, np.float64)])
+@pytest.mark.parametrize("shapes", MATMULS, ids=str)
+def test_matmul_adjoint_fast_paths_give_the_general_results(shapes, dtypes):
+    a = RNG.normal(size=shapes[0]).astype(dtypes[0])
+    b = RNG.normal(size=shapes[1]).astype(dtypes[1])
+    g = RNG.normal(size=np.shape(a @ b)).astype(dtypes[2])
+    g = g if g.shape else g[()]
+    for helper in (runtime.grad_matmul_lhs, runtime.grad_matmul_rhs):
+        got = helper(g, a, b)
+        want = np.asarray(helper(general(g), general(a), general(b)))
+        assert_same(got, want)
+
+
+def test_ensure_scalar_fast_path_accepts_numbers_only():
+    for value in (1.0, 2, np.float32(1.0), np.ones(1)):
+        runtime.ensure_scalar(value)
+    with pytest.raises(tad.NonScalarOutputError):
+        runtime.ensure_scalar(np.ones(2))
+
+
+# ---- the general passes ---------------------------------------------------------
+
+def test_reductions_read_their_shape_from_the_earliest_name_in_one_round():
+    tree = staging._parse(textwrap.dedent("""
+        def f(x, bresult):
+            t = np.tanh(x)
+            t2 = t * 2.0
+            bt2 = unreduce_mean(bresult, t2, None, False)
+            return bt2
+        """))[0]
+    before = fixed_point.fingerprint(tree)
+    once = fixed_point.fingerprint(simplify.run(tree, None))
+    twice = fixed_point.fingerprint(simplify.run(tree, None))
+    assert before != once == twice
+    assert "np.full_like(x, bresult / np.size(x))" in emit.run(tree)
+
+
+def test_dead_code_goes_as_a_whole_chain_in_one_run():
+    source = textwrap.dedent("""
+        def f(x, bresult):
+            t = x * 2.0
+            u = np.tanh(t)
+            loss = u + 1.0
+            bx = bresult * 2.0
+            return bx
+        """)
+    tree = dce.run(staging._parse(source)[0], None)
+    assert emit.run(tree) == "def f(x, bresult):\n    bx = bresult * 2.0\n    return bx\n"
+    assert run(emit.run(tree), [1.5, 2.0]) == run(source, [1.5, 2.0])
+
+
+# ---- specialize: source in, source out, same results ---------------------------
+
+def run(source, args):
+    namespace = {"np": np, **{h: getattr(runtime, h) for h in runtime.__all__}}
+    exec(source, namespace)
+    return namespace["f"](*args)
+
+
+def specialized(source, args):
+    """`source` specialized for the kinds of `args`, checked against it."""
+    source = textwrap.dedent(source)
+    tree = staging._parse(source)[0]
+    params = dict(zip([a.id for a in tree.args.args], map(kind_of, args)))
+    out = emit.run(staging.optimize(tree, params))
+    assert_same(run(out, args), run(source, args))
+    return out
+
+
+def arrays(*shapes, dtype=np.float64):
+    return [RNG.normal(size=s).astype(dtype) for s in shapes]
+
+
+CASES = {
+    "unbroadcast of equal kinds, and a fill times an array": ("""
+        def f(x, y, bresult):
+            t = x * y
+            bt = np.full_like(t, bresult)
+            bx = unbroadcast(bt * y, x)
+            return bx
+        """, [*arrays((3, 2), (3, 2)), 1.5], """
+        def f(x, y, bresult):
+            bx = bresult * y
+            return bx
+        """),
+    "unbroadcast of Python floats": ("""
+        def f(a, x, bresult):
+            t = a * x
+            ba = unbroadcast(bresult * x, a)
+            bx = unbroadcast(bresult * a, x)
+            return ba, bx
+        """, [0.5, 1.5, 1.0], """
+        def f(a, x, bresult):
+            ba = bresult * x
+            bx = bresult * a
+            return ba, bx
+        """),
+    "unbroadcast of a bias, matrix products": ("""
+        def f(W, b, x, bresult):
+            t = x @ W
+            t2 = t + b
+            bt = unbroadcast(bresult, t)
+            bb = unbroadcast(bresult, b)
+            bW = grad_matmul_rhs(bt, x, W)
+            bx = grad_matmul_lhs(bt, x, W)
+            return bW, bb, bx
+        """, arrays((3, 2), (2,), (4, 3), (4, 2)), """
+        def f(W, b, x, bresult):
+            bb = bresult.sum(axis=0)
+            bW = x.T @ bresult
+            bx = bresult @ W.T
+            return bW, bb, bx
+        """),
+    "matrix times vector": ("""
+        def f(X, w, bresult):
+            z = X @ w
+            bw = grad_matmul_rhs(bresult, X, w)
+            bX = grad_matmul_lhs(bresult, X, w)
+            return bw, bX
+        """, arrays((4, 3), (3,), (4,)), """
+        def f(X, w, bresult):
+            bw = bresult @ X
+            bX = np.outer(bresult, w)
+            return bw, bX
+        """),
+    "vector times matrix": ("""
+        def f(v, W, bresult):
+            z = v @ W
+            bv = grad_matmul_lhs(bresult, v, W)
+            bW = grad_matmul_rhs(bresult, v, W)
+            return bv, bW
+        """, arrays((3,), (3, 2), (2,)), """
+        def f(v, W, bresult):
+            bv = W @ bresult
+            bW = np.outer(v, bresult)
+            return bv, bW
+        """),
+    "np.size, ensure_scalar, a fill scaled by a power of two in float32": ("""
+        def f(x, bresult):
+            t = x * x
+            r = np.mean(t)
+            ensure_scalar(r)
+            bt = np.full_like(t, bresult / np.size(t))
+            bx = bt * 2 * x
+            return bx
+        """, [*arrays((5,), dtype=np.float32), 0.7], """
+        def f(x, bresult):
+            bx = bresult / 5 * 2 * x
+            return bx
+        """),
+    "a fill scaled by 3 in float32 stays (rounding)": ("""
+        def f(x, bresult):
+            t = x * x
+            bt = np.full_like(t, bresult)
+            bx = bt * 3 * x
+            return bx
+        """, [*arrays((5,), dtype=np.float32), 0.7], """
+        def f(x, bresult):
+            t = x * x
+            bt = np.full_like(t, bresult)
+            bx = bt * 3 * x
+            return bx
+        """),
+    "a negated fill, a fill divided": ("""
+        def f(x, y, bresult):
+            t = x - y
+            bt = np.full_like(t, bresult / np.size(t))
+            by = -bt * y
+            bx = bt / (1.0 + x)
+            return bx, by
+        """, [*arrays((4,), (4,)), 2.0], """
+        def f(x, y, bresult):
+            by = -(bresult / 4) * y
+            bx = bresult / 4 / (1.0 + x)
+            return bx, by
+        """),
+    "no fill whose number changes in a loop (read a round later)": ("""
+        def f(x, n, bresult):
+            bx = x
+            for i in range(n):
+                if i > 0:
+                    bx = bt * x
+                s = bresult * i
+                bt = np.full_like(x, s)
+            return bx
+        """, [*arrays((3,)), 3, 1.5], """
+        def f(x, n, bresult):
+            bx = x
+            for i in range(n):
+                if i > 0:
+                    bx = bt * x
+                s = bresult * i
+                bt = np.full_like(x, s)
+            return bx
+        """),
+    "restores read only for a shape go, with their pushes, and then the values": ("""
+        def f(x, n, bresult):
+            stack = []
+            t = None
+            for i in range(n):
+                stack.append(t)
+                t = x * 2.0
+                stack.append(x)
+                x = t + 1.0
+            bx = bresult
+            for i in reversed(range(n)):
+                x = stack.pop()
+                bt = unbroadcast(bx, t)
+                bx = unbroadcast(bt * 2.0, x)
+                t = stack.pop()
+            return bx
+        """, [0.5, 3, 1.0], """
+        def f(x, n, bresult):
+            for i in range(n):
+                pass
+            bx = bresult
+            for i in reversed(range(n)):
+                bx = bx * 2.0
+            return bx
+        """),
+    "zeros: a Python float, an array; a placeholder's stays": ("""
+        def f(a, W, n, bresult):
+            stack = []
+            t = None
+            for i in range(n):
+                stack.append(t)
+                t = a * W
+            ba = zeros_like(a)
+            bW = zeros_like(W)
+            bt = zeros_like(t)
+            return ba, bW, bt
+        """, [0.5, *arrays((2, 3)), 0, 1.0], """
+        def f(a, W, n, bresult):
+            stack = []
+            t = None
+            for i in range(n):
+                stack.append(t)
+                t = a * W
+            bW = np.zeros((2, 3))
+            bt = zeros_like(t)
+            return 0.0, bW, bt
+        """),
+    "accumulation in place into a fresh array": ("""
+        def f(W, xs, bresult):
+            bW = zeros_like(W)
+            for i in range(len(xs)):
+                x = xs[i]
+                bW = bW + grad_matmul_rhs(bresult, x, W)
+            return bW
+        """, arrays((3, 2), (5, 4, 3), (4, 2)), """
+        def f(W, xs, bresult):
+            bW = np.zeros((3, 2))
+            for i in range(len(xs)):
+                x = xs[i]
+                bW += x.T @ bresult
+            return bW
+        """),
+    "no accumulation in place into an array something else holds": ("""
+        def f(W, g, n, bresult):
+            bW = g
+            for i in range(n):
+                bW = bW + W
+            return bW, g
+        """, [*arrays((3, 2), (3, 2)), 2, 1.0], """
+        def f(W, g, n, bresult):
+            bW = g
+            for i in range(n):
+                bW = bW + W
+            return bW, g
+        """),
+    "unbroadcast to an np.float64 gives a Python float: it stays": ("""
+        def f(x, s, bresult):
+            bs = unbroadcast(bresult, s)
+            return bs
+        """, [*arrays((3,)), np.float64(2.0), np.float64(1.0)], """
+        def f(x, s, bresult):
+            bs = unbroadcast(bresult, s)
+            return bs
+        """),
+    "unbroadcast that casts float32 to float64 stays": ("""
+        def f(x, bresult):
+            bx = unbroadcast(bresult, x)
+            return bx
+        """, [*arrays((3,)), *arrays((3,), dtype=np.float32)], """
+        def f(x, bresult):
+            bx = unbroadcast(bresult, x)
+            return bx
+        """),
+    "unknown kinds: nothing changes": ("""
+        def f(x, y, bresult):
+            bx = unbroadcast(bresult * y, x)
+            return bx
+        """, [[1.0, 2.0], *arrays((2,)), 1.0], """
+        def f(x, y, bresult):
+            bx = unbroadcast(bresult * y, x)
+            return bx
+        """),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_specialize(name):
+    source, args, expected = CASES[name]
+    assert specialized(source, args) == textwrap.dedent(expected).lstrip("\n")
+
+
+# ---- kinds --------------------------------------------------------------------
+
+F64, F32 = np.dtype(np.float64), np.dtype(np.float32)
+
+
+def test_doctests():
+    failures, tried = doctest.testmod(kinds, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert tried > 0 and failures == 0
+
+
+def test_kind_of_values():
+    assert kind_of(1.5) == Kind("float") and kind_of(2) == Kind("int")
+    assert kind_of(True) == Kind("bool")
+    assert kind_of(np.zeros((2, 3), np.float32)) == Kind("array", (2, 3), F32)
+    assert kind_of(np.float32(1.0)) == Kind("scalar", (), F32)
+    for other in ([1.0], None, np.zeros(2, object), np.zeros(2).view(Sub), "s"):
+        assert kind_of(other) is None
+
+
+def kinds_of(source, **params):
+    tree = staging._parse(textwrap.dedent(source))[0]
+    return Kinds(tree, params).names
+
+
+def test_kinds_follow_numpy_broadcasting_and_promotion():
+    names = kinds_of("""
+        def f(x, v, s, n):
+            a = x * 2.0
+            b = x + v
+            c = np.tanh(b) * s
+            d = x @ np.ones(3)
+            e = np.sum(a)
+            g = n * 2
+            h = n / 2
+            k = v[n]
+            m = x @ v
+        """, x=Kind("array", (4, 3), F32), v=Kind("array", (3,), F64),
+        s=Kind("scalar", (), F64), n=Kind("int"))
+    assert names["a"] == Kind("array", (4, 3), F32)   # a Python float is weak
+    assert names["b"] == Kind("array", (4, 3), F64)
+    assert names["c"] == Kind("array", (4, 3), F64)   # a NumPy scalar is not
+    assert names["d"] is None                         # np.ones is not modelled
+    assert names["e"] == Kind("scalar", (), F32)
+    assert names["g"] == Kind("int") and names["h"] == Kind("float")
+    assert names["k"] == Kind("scalar", (), F64)
+    assert names["m"] == Kind("array", (4,), F64)
+
+
+def test_kinds_join_over_loops_and_branches():
+    names = kinds_of("""
+        def f(x, n, flag):
+            stack = []
+            t = None
+            s = 0.0
+            for i in range(n):
+                stack.append(t)
+                t = x * 2.0
+                x = t + 1.0
+                s = s + x
+            if flag:
+                y = x
+            else:
+                y = 1.0
+            x = stack.pop()
+        """, x=Kind("array", (3,), F64), n=Kind("int"), flag=Kind("bool"))
+    assert names["i"] == Kind("int")
+    assert names["t"] == names["x"] == Kind("array", (3,), F64)  # None placeholder, pop
+    assert names["s"] is None and names["y"] is None             # float or array
+
+
+# ---- staging ------------------------------------------------------------------
+
+@pytest.fixture(autouse=True)
+def stage_on_the_second_call(monkeypatch):
+    monkeypatch.setattr(staging, "CALLS_BEFORE_STAGING", 2)
+
+
+def plain_grad(func, wrt):
+    """The general generated gradient, even if tad.grad stages it."""
+    df = tad.grad(func, wrt=wrt)
+    return getattr(df, "__wrapped__", df)
+
+
+def mlp(W1, b1, W2, x, y):
+    h = np.tanh(x @ W1 + b1)
+    out = h @ W2
+    return np.mean((out - y) ** 2)
+
+
+def mlp_inputs(n, dtype=np.float64, batch=5):
+    return [a.astype(dtype) for a in arrays((n, n), (n,), (n, 2), (batch, n), (batch, 2))]
+
+
+MLP_VARIANT = """\
+def dmlp_dW1_b1_W2(W1, b1, W2, x, y, bresult=1.0):
+    t = x @ W1
+    t2 = t + b1
+    h = np.tanh(t2)
+    out = h @ W2
+    t3 = out - y
+    # Grad of: return np.mean((out - y) ** 2)
+    bt3 = bresult / 10 * 2 * t3
+    # Grad of: out = h @ W2
+    bh = bt3 @ W2.T
+    bW2 = h.T @ bt3
+    # Grad of: h = np.tanh(x @ W1 + b1)
+    bt2 = bh * (1.0 - h * h)
+    bb1 = bt2.sum(axis=0)
+    bW1 = x.T @ bt2
+    return bW1, bb1, bW2
+"""
+
+
+def test_dispatcher_keeps_signature_and_source_and_stages_on_the_second_call():
+    general_df = plain_grad(mlp, wrt=(0, 1, 2))
+    df = staging.staged(general_df)
+    assert staging.staged(df) is df
+    assert tad.show_source(df) == tad.show_source(general_df)
+    assert inspect.signature(df) == inspect.signature(general_df)
+    args = mlp_inputs(3)
+    want = general_df(*args)
+    assert_same(df(*args), want)
+    assert staging.variants(df) == {}
+    assert_same(df(*args), want)
+    assert list(staging.variants(df).values()) == [MLP_VARIANT]
+    assert_same(df(*args), want)
+    assert inspect.getsource(df) == tad.show_source(df)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: mlp_inputs(4),
+    lambda: mlp_inputs(3, batch=1),
+    lambda: mlp_inputs(3, np.float32),
+    lambda: [np.asarray(a) for a in mlp_inputs(3)[:4]] + [np.zeros(2)],
+    lambda: [a.view(Sub) for a in mlp_inputs(3)],
+    lambda: [a.tolist() if a.ndim == 1 else a for a in mlp_inputs(3)],
+], ids=["other shapes", "batch of one", "float32", "y broadcast", "a subclass",
+        "lists"])
+def test_other_kinds_get_their_own_copy_or_the_general_function(make):
+    general_df = plain_grad(mlp, wrt=(0, 1, 2))
+    df = staging.staged(general_df)
+    first = mlp_inputs(3)
+    for _ in range(3):
+        df(*first)
+    args = make()
+    for _ in range(3):  # general, staged, guarded by the other kinds
+        assert_same(df(*args), general_df(*args))
+        assert_same(df(*first), general_df(*first))
+    assert not df.__tangent_ad_stager__.errors
+
+
+def test_staged_gradients_match_finite_differences():
+    for dtype in (np.float64, np.float32):
+        df = staging.staged(plain_grad(mlp, wrt=(0, 1, 2)))
+        args = mlp_inputs(3, dtype)
+        df(*args)
+        check_grads(mlp, df, args, wrt=(0, 1, 2))
+        assert staging.variants(df)
+
+
+def node(W, b, leaves, lo, hi):
+    if hi - lo == 1:
+        return leaves[lo]
+    mid = (lo + hi) // 2
+    return np.tanh(node(W, b, leaves, lo, mid) @ W + node(W, b, leaves, mid, hi) + b)
+
+
+def tree_loss(W, b, leaves):
+    return np.sum(node(W, b, leaves, 0, len(leaves)) ** 2)
+
+
+def test_recursive_pullbacks_are_specialized_with_their_caller():
+    general_df = plain_grad(tree_loss, wrt=(0, 1))
+    df = staging.staged(general_df)
+    args = arrays((3, 3), (3,), (4, 3))
+    df(*args)
+    assert_same(df(*args), general_df(*args))
+    source, = staging.variants(df).values()
+    assert "pullback_node_dW_b_1(W, b, leaves, lo, mid)" in source
+    assert "unbroadcast" not in source and "grad_matmul" not in source
+    assert "bb += " in source
+    check_grads(tree_loss, df, args, wrt=(0, 1))
+
+
+def test_a_failure_while_staging_falls_back_to_the_general_function(monkeypatch):
+    general_df = plain_grad(mlp, wrt=(0, 1, 2))
+    df = staging.staged(general_df)
+    args = mlp_inputs(3)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug")
+    monkeypatch.setattr(specialize, "run", broken)
+    for _ in range(3):
+        assert_same(df(*args), general_df(*args))
+    assert [type(e) for e in df.__tangent_ad_stager__.errors.values()] == [RuntimeError]
+
+
+def test_at_most_max_variants_copies(monkeypatch):
+    monkeypatch.setattr(staging, "MAX_VARIANTS", 2)
+    general_df = plain_grad(mlp, wrt=(0, 1, 2))
+    df = staging.staged(general_df)
+    for n in (2, 3, 4, 5):
+        args = mlp_inputs(n)
+        for _ in range(2):
+            assert_same(df(*args), general_df(*args))
+    assert len(staging.variants(df)) == 2
+
+
+def benchmark_workloads():
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    import workloads
+    return [pytest.param(m, id=name) for name, m in workloads.BY_NAME.items()]
+
+
+@pytest.mark.parametrize("module", benchmark_workloads())
+def test_staged_benchmark_workloads_give_the_general_results(module):
+    args = module.make_inputs(module.SMALL, np.random.default_rng(0))
+    general_df = plain_grad(module.loss, module.WRT)
+    df = staging.staged(general_df)
+    for _ in range(3):
+        assert_same(df(*args), general_df(*args))
+    assert not df.__tangent_ad_stager__.errors
+    specialized = staging.variants(df)
+    assert bool(specialized) == (module.__name__ != "workloads.loop")
+    for source in specialized.values():
+        assert "unbroadcast" not in source and "grad_matmul" not in source
