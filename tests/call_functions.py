@@ -67,7 +67,17 @@ def inactive_argument_call(x, W):
     return np.sum(h)
 
 
+def scaled_product(a, b, c=2.0):
+    return a * np.sin(b) * c
+
+
+def star_args(x, y):
+    pair = (x, y)
+    return np.sum(scaled_product(*pair, 0.5)) + np.sum(scaled_product(x, *[y]))
+
+
 CASES = {
+    "star_args": (star_args, lambda r: (r.normal(size=3), r.normal(size=3)), (0, 1)),
     "net": (net, lambda r: (r.normal(size=(3, 3)), r.normal(size=(3, 3)), r.normal(size=3)),
             (0, 1, 2)),
     "power": (use_power, lambda r: (float(r.uniform(0.5, 1.5)), int(r.integers(0, 6))), (0,)),

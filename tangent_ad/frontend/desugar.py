@@ -13,6 +13,7 @@ import operator
 
 import gast
 
+from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.nodes import assign, call, const, name
 from tangent_ad.runtime.structures import updated
 
@@ -120,12 +121,51 @@ class Desugar:
             self.ctx.origin[reads_[-1]] = self.origin
         return name(index, store=True), self._resolved(call("range", count), range), reads_
 
+    def spread(self, node):
+        """``g(a, *xs)`` for a function with a fixed number of parameters:
+        ``g(a, xs[0], xs[1])``, so each item's adjoint flows back into xs."""
+        callee = self.ctx.resolved.get(node)
+        try:
+            params = list(inspect.signature(getattr(callee, "__wrapped__", callee))
+                          .parameters.values())
+        except (TypeError, ValueError):
+            params = None
+        if params is None or any(p.kind is not p.POSITIONAL_OR_KEYWORD for p in params):
+            raise UnsupportedSyntaxError(
+                "*args in a call is supported only for a function with a fixed "
+                "number of parameters", hint="pass the items one by one",
+                **self.ctx.where(node))
+        given = [self.atom(a) for a in node.args[:-1]]
+        starred = node.args[-1].value
+        named = {k.arg for k in node.keywords}
+        rest = [p for p in params[len(given):] if p.name not in named]
+        if isinstance(starred, (gast.Tuple, gast.List)):
+            count = len(starred.elts)
+        elif all(p.default is p.empty for p in rest):
+            count = len(rest)
+        else:
+            raise UnsupportedSyntaxError(
+                "*args in a call to a function with default parameters needs a "
+                "tuple or list written in the call, so its length is known",
+                hint="write g(*(a, b)) or pass the items one by one",
+                **self.ctx.where(node))
+        sequence = self.atom(starred)
+        items = []
+        for i in range(count):
+            item = self.ctx.namer.fresh("t")
+            self.emit(assign(item, self._resolved(gast.Subscript(
+                value=sequence, slice=const(i), ctx=gast.Load()), operator.getitem)))
+            items.append(name(item))
+        return given + items
+
     def call_arguments(self, node):
         """The arguments of a call as atoms; those that fill the callee's
         ``*args`` are packed into one tuple, ``f(x, *t)``, so that its
         derivative template sees them as one value with one adjoint."""
-        if node.args and isinstance(node.args[-1], gast.Starred):  # generated: packed
-            return [self.atom(a) for a in node.args[:-1]] + [
+        if node.args and isinstance(node.args[-1], gast.Starred):
+            if not self.ctx.facts.get("generated"):
+                return self.spread(node)
+            return [self.atom(a) for a in node.args[:-1]] + [  # generated: packed
                 gast.Starred(value=self.atom(node.args[-1].value), ctx=gast.Load())]
         args = [self.atom(a) for a in node.args]
         first = _first_variadic(self.ctx.resolved.get(node))

@@ -264,9 +264,9 @@ def _check_expr(node, ctx):
         if not isinstance(node.func, (gast.Name, gast.Attribute)):
             _refuse(node, ctx, "only calls of a named function are supported")
         for arg in node.args:
-            if isinstance(arg, gast.Starred) and ctx.facts.get("generated") \
-                    and isinstance(arg.value, gast.Name) and arg is node.args[-1]:
-                continue  # f(*t), as normalize packs a call's *args
+            if isinstance(arg, gast.Starred) and arg is node.args[-1]:
+                _check_expr(arg.value, ctx)
+                continue  # f(*t): spread by normalize (or packed, in generated code)
             if isinstance(arg, gast.Starred):
                 _refuse(arg, ctx, "*args in calls are not supported yet")
             _check_expr(arg, ctx)
