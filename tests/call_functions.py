@@ -71,9 +71,14 @@ def scaled_product(a, b, c=2.0):
     return a * np.sin(b) * c
 
 
+def product(a, b):
+    return a * np.cos(b)
+
+
 def star_args(x, y):
     pair = (x, y)
-    return np.sum(scaled_product(*pair, 0.5)) + np.sum(scaled_product(x, *[y]))
+    return np.sum(product(*pair)) + np.sum(scaled_product(x, *[y])) + \
+        np.sum(scaled_product(*(y, x, x)))
 
 
 CASES = {
