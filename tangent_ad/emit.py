@@ -5,7 +5,6 @@ real ``#`` comments. Each marker is printed with a short number in place of
 its text (so astor never wraps it) and the text is put back afterwards.
 The output is deterministic: the same tree always gives the same bytes.
 """
-import copy
 import re
 
 import astor
@@ -18,16 +17,20 @@ _MARKER_LINE = re.compile(r"^(\s*)" + COMMENT_MARKER + r"\((\d+)\)\s*$")
 
 
 def run(tree, ctx=None):
-    """Return the source text of the FunctionDef `tree`."""
-    tree = copy.deepcopy(tree)
+    """Return the source text of the FunctionDef `tree` (whose comment
+    markers are swapped for numbers while it is printed, then put back)."""
     declare_nonlocals(tree)
-    texts = []
-    for node in gast.walk(tree):
-        if _is_comment(node):
-            texts.append(node.args[0].value)
-            node.args[0] = gast.Constant(value=len(texts) - 1, kind=None)
+    markers = [node for node in gast.walk(tree) if _is_comment(node)]
+    texts = [node.args[0] for node in markers]
+    for index, node in enumerate(markers):
+        node.args[0] = gast.Constant(value=index, kind=None)
     module = gast.Module(body=[tree], type_ignores=[])
-    text = astor.to_source(gast.gast_to_ast(module))
+    try:
+        text = astor.to_source(gast.gast_to_ast(module))
+    finally:
+        for node, original in zip(markers, texts):
+            node.args[0] = original
+    texts = [t.value for t in texts]
     lines = []
     for line in text.splitlines():
         match = _MARKER_LINE.match(line)

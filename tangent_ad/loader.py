@@ -6,12 +6,12 @@ registered in ``linecache``, so tracebacks, ``pdb`` and
 namespace holding exactly what it refers to: the user's globals it uses,
 NumPy as ``np`` and the runtime helpers.
 """
+import ast
 import linecache
 import numbers
 import types
 from dataclasses import dataclass
 
-import gast
 import numpy as np
 
 from tangent_ad import runtime
@@ -32,7 +32,7 @@ class Generated:
 def run(source, ctx, user_namespace=None):
     """Compile `source` and return the function it defines first (the
     others are the pullbacks it calls)."""
-    tree = gast.parse(source)
+    tree = ast.parse(source)
     fname = tree.body[0].name
     filename = _unique_filename(fname, source)
     lines = source.splitlines(keepends=True)
@@ -60,12 +60,15 @@ def _unique_filename(fname, source):
 
 
 def _free_names(tree):
-    local = {n.id for n in gast.walk(tree)
-             if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
-    local |= {n.name for n in gast.walk(tree) if isinstance(n, gast.FunctionDef)}
-    return sorted({n.id for n in gast.walk(tree)
-                   if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
-                   and n.id not in local})
+    """Names the module reads but never binds (one walk of a stdlib tree)."""
+    loads, bound = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (loads if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, ast.FunctionDef):
+            bound.add(node.name)
+            bound.update(a.arg for a in node.args.args)
+    return sorted(loads - bound)
 
 
 def _namespace(tree, user):
@@ -89,7 +92,7 @@ def standalone_module(fn):
     impossible and raises UnsupportedSyntaxError.
     """
     info = fn.__tangent_ad__
-    tree = gast.parse(info.source)
+    tree = ast.parse(info.source)
     imports, constants, helpers = [], [], []
     for free in _free_names(tree):
         value = info.namespace.get(free)

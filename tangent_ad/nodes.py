@@ -72,11 +72,55 @@ def is_comment(stmt):
 
 def reads(node):
     """Names read anywhere inside `node`."""
-    return {n.id for n in gast.walk(node)
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+    return _names(node, (gast.Load,))
 
 
 def writes(node):
     """Names bound anywhere inside `node` (targets and parameters)."""
-    return {n.id for n in gast.walk(node)
-            if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param))}
+    return _names(node, (gast.Store, gast.Param))
+
+
+def statements(tree):
+    """Every statement inside `tree` (nested blocks included), in order."""
+    for field in ("body", "orelse"):
+        for stmt in getattr(tree, field, None) or ():
+            if isinstance(stmt, gast.stmt):
+                yield stmt
+                yield from statements(stmt)
+
+
+def _names(node, contexts):
+    # a plain stack walk: these two run for every statement of every pass,
+    # and this is several times faster than gast.walk
+    found = set()
+    todo = [node]
+    while todo:
+        current = todo.pop()
+        if type(current) is gast.Name:
+            if isinstance(current.ctx, contexts):
+                found.add(current.id)
+            continue
+        if type(current) is list:
+            todo.extend(current)
+            continue
+        for field in current._fields:
+            value = getattr(current, field, None)
+            if type(value) is list or isinstance(value, gast.AST):
+                todo.append(value)
+    return found
+
+
+def clone(node):
+    """A deep copy of a gast tree, several times faster than copy.deepcopy
+    (which the passes would otherwise call for every template expansion)."""
+    if isinstance(node, list):
+        return [clone(item) for item in node]
+    if not isinstance(node, gast.AST):
+        return node
+    new = node.__class__.__new__(node.__class__)
+    for field in node._fields:
+        setattr(new, field, clone(getattr(node, field, None)))
+    for attribute in node._attributes:
+        if hasattr(node, attribute):
+            setattr(new, attribute, getattr(node, attribute))
+    return new

@@ -31,7 +31,6 @@ derivative), the result gets no tangent rule. ``forward_templates`` does
 this expansion; binding a call to a template is shared with reverse mode.
 """
 import builtins
-import copy
 import functools
 import inspect
 import textwrap
@@ -39,6 +38,7 @@ import textwrap
 import gast
 
 from tangent_ad.errors import InternalError, TemplateError, UnsupportedSyntaxError
+from tangent_ad.nodes import clone
 
 _NO_DEFAULT = object()
 
@@ -77,7 +77,7 @@ def bind(template, callee, args, keywords, *, where):
         if param in named:
             bound[param] = named.pop(param)
         elif default is not _NO_DEFAULT:
-            bound[param] = copy.deepcopy(default)
+            bound[param] = clone(default)
         else:
             raise UnsupportedSyntaxError(
                 f"missing argument '{param}' in the call to {_name(callee)}",
@@ -180,10 +180,10 @@ def _substitute(expr, env, renames, adjoint_of):
                 return gast.Name(id=renames[node.id], ctx=gast.Load(),
                                  annotation=None, type_comment=None)
             if node.id in env:
-                return copy.deepcopy(env[node.id])
+                return clone(env[node.id])
             return node
 
-    return Substitute().visit(copy.deepcopy(expr))
+    return Substitute().visit(clone(expr))
 
 
 def check(template, func, mode):
@@ -230,6 +230,7 @@ def check(template, func, mode):
             raise TemplateError(f"template {label}: unknown name '{node.id}'")
 
 
+@functools.lru_cache(maxsize=None)
 def free_names(template):
     """The global names a template's body reads (to load with the code)."""
     params, _, body = parse(template)

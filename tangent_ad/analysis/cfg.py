@@ -12,6 +12,8 @@ Analyses run on the graph (see ``dataflow``); the tree is never changed.
 """
 import gast
 
+from tangent_ad.nodes import reads, writes
+
 
 class Node:
     """One statement or header, with the names it reads and writes."""
@@ -48,18 +50,6 @@ class CFG:
         if b not in a.next:
             a.next.append(b)
             b.prev.append(a)
-
-
-def reads(node):
-    """Names read anywhere inside the expression or statement `node`."""
-    return {n.id for n in gast.walk(node)
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
-
-
-def writes(node):
-    """Names bound by the targets of `node`."""
-    return {n.id for n in gast.walk(node)
-            if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param))}
 
 
 def build(fdef):

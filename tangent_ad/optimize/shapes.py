@@ -8,6 +8,8 @@ shape). Anything not provable stays apart: the analysis may miss
 equalities but never invents one.
 """
 import gast
+
+from tangent_ad.nodes import statements
 import numpy as np
 
 SCALAR = "<scalar>"
@@ -22,7 +24,7 @@ class ShapeClasses:
         for primal, adjoint in pairs:
             self._union(primal, adjoint)
         if assigns is None:
-            assigns = [n for n in gast.walk(tree) if isinstance(n, gast.Assign)]
+            assigns = [n for n in statements(tree) if isinstance(n, gast.Assign)]
         simple = [n for n in assigns if len(n.targets) == 1
                   and isinstance(n.targets[0], gast.Name)]
         for _ in range(2):  # a second round catches names defined out of order

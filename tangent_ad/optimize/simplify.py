@@ -20,6 +20,8 @@ import copy
 import operator
 
 import gast
+
+from tangent_ad.nodes import statements
 import numpy as np
 
 from tangent_ad.optimize.shapes import ShapeClasses
@@ -35,7 +37,7 @@ _SHAPE_READERS = {"np.full_like", "np.zeros_like", "np.ones_like", "np.size",
 
 def run(tree, ctx):
     """Return `tree` with the rewrites above applied once everywhere."""
-    assigns = [n for n in gast.walk(tree) if isinstance(n, gast.Assign)]
+    assigns = [n for n in statements(tree) if isinstance(n, gast.Assign)]
     shapes = ShapeClasses(tree, ctx, assigns)
     return _Simplifier(shapes, _shape_sources(assigns)).visit(tree)
 
