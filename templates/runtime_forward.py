@@ -91,8 +91,8 @@ def cast_like_rule(result, g, x):
 
 
 @tangent(zeroed)
-def zeroed_rule(result, g, index):
-    d[result] = zeroed(d[g], index)
+def zeroed_rule(result, g, index, like=None):
+    d[result] = zeroed(d[g], index, like)
 
 
 @tangent(accumulate)

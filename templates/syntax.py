@@ -76,7 +76,7 @@ def appended(result, items, value):
 
 @adjoint(updated)
 def updated(result, array, index, value):
-    d[array] = zeroed(d[result], index)
+    d[array] = zeroed(d[result], index, array)
     d[value] = unbroadcast(d[result][index], value)
 
 

@@ -88,6 +88,12 @@ def write_matrix(x):
     return np.sum(y ** 2)
 
 
+def add_dict_key(x):
+    d = {"a": x}
+    d["b"] = d["a"] * 2
+    return np.sum(d["b"] + d["a"])
+
+
 def write_dict(p, x):
     q = {"a": p["a"], "b": p["b"]}
     q["a"] = q["a"] * x
@@ -95,6 +101,7 @@ def write_dict(p, x):
 
 
 CASES = {
+    "add_dict_key": (add_dict_key, lambda r: (r.normal(size=3),), (0,)),
     "fill_buffer": (fill_buffer, lambda r: (r.normal(size=5), int(r.integers(0, 6))), (0,)),
     "overwrite_slices": (overwrite_slices, lambda r: (r.normal(size=4),), (0,)),
     "write_matrix": (write_matrix, lambda r: (r.normal(size=(3, 3)),), (0,)),

@@ -39,7 +39,7 @@ def accumulate(a, b):
     (3.0, array([2., 2.]))
     """
     if isinstance(a, dict):
-        return {k: accumulate(a[k], b[k]) for k in a}
+        return {k: accumulate(a.get(k), b.get(k)) for k in {**a, **b}}
     if isinstance(a, (tuple, list)):
         return _rebuild(a, [accumulate(x, y) for x, y in zip(a, b)])
     if a is None:
@@ -95,10 +95,19 @@ def updated(array, index, value):
     return copy
 
 
-def zeroed(g, index):
+def zeroed(g, index, like=None):
     """A copy of the adjoint `g` with zeros at `index`: the entries that
-    an assignment ``array[index] = value`` overwrote get no gradient."""
+    an assignment ``array[index] = value`` overwrote get no gradient. For a
+    dict `like` (the value before the assignment) without that key, the key
+    goes: it was added by the assignment.
+
+    >>> zeroed({"a": 1.0, "b": 2.0}, "b", {"a": 0.0})
+    {'a': 1.0}
+    """
     copy = dict(g) if isinstance(g, dict) else g.copy()
+    if isinstance(like, dict) and index not in like:
+        del copy[index]
+        return copy
     if isinstance(copy, (dict, list)):
         copy[index] = zeros_like(copy[index])
     else:
