@@ -163,3 +163,22 @@ def test_generated_source_is_deterministic():
     a = tad.show_source(pipeline.transform(f, wrt=("x", "y")))
     b = tad.show_source(pipeline.transform(f, wrt=("x", "y")))
     assert a == b
+
+
+def test_asserts_and_calls_for_effect_run_in_the_forward_sweep(tmp_path, capsys):
+    import importlib.util
+    path = tmp_path / "effects.py"
+    path.write_text(
+        "import numpy as np\n\n"
+        "def f(x):\n"
+        "    assert x.ndim == 1, 'a vector'\n"
+        "    print(f'norm {np.sum(x * x):.1f}')\n"
+        "    return np.sum(x ** 3)\n")
+    spec = importlib.util.spec_from_file_location("effects", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    g = tad.grad(module.f)(np.array([1.0, 2.0]))
+    np.testing.assert_allclose(g, [3.0, 12.0])
+    assert "norm 5.0" in capsys.readouterr().out
+    with pytest.raises(AssertionError, match="a vector"):
+        tad.grad(module.f)(np.ones((2, 2)))

@@ -123,9 +123,10 @@ class _Normalizer(Desugar):
                 self.assign_to(target.id, stmt.value)
         elif self.stack and generated.is_stack_push(stmt):
             self.emit(gast.Expr(value=call("stack.append", self.atom(stmt.value.args[0]))))
-        elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and \
-                not _is_append(stmt.value):
-            self.emit(self.verbatim([stmt])[0])  # a call for its effect: primal only
+        elif isinstance(stmt, gast.Assert) or (
+                isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)
+                and not _is_append(stmt.value)):
+            self.emit(self.verbatim([stmt])[0])  # for its effect: forward sweep only
         elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
             # xs.append(v)
             items = stmt.value.func.value

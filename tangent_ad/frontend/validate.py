@@ -23,7 +23,6 @@ _STATEMENT_HINTS = {
     gast.Nonlocal: "'nonlocal' is not supported",
     gast.Delete: "'del' is not supported",
     gast.Raise: "'raise' is not supported in a differentiated function",
-    gast.Assert: "'assert' is not supported in a differentiated function",
     gast.Import: "move imports to module level",
     gast.ImportFrom: "move imports to module level",
 }
@@ -150,7 +149,12 @@ def _check_statement(stmt, ctx):
     elif _is_append(stmt):
         _check_expr(stmt.value.args[0], ctx)
     elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
-        _check_expr(stmt.value, ctx)  # a call for its effect (print, logging)
+        # a call for its effect (print, logging) runs as written in the forward
+        # sweep and is never differentiated, so its arguments may be anything
+        if not isinstance(stmt.value.func, (gast.Name, gast.Attribute)):
+            _refuse(stmt, ctx, "only calls of a named function are supported")
+    elif isinstance(stmt, gast.Assert):
+        pass  # checked in the forward sweep, as written
     elif isinstance(stmt, gast.Expr):
         _refuse(stmt, ctx, "an expression whose value is discarded is not "
                 "supported", "assign the value to a name or remove the line")
