@@ -124,3 +124,15 @@ def clone(node):
         if hasattr(node, attribute):
             setattr(new, attribute, getattr(node, attribute))
     return new
+
+
+def call_name(node):
+    """'f' for ``f(...)``, 'np.sum' for ``np.sum(...)``; None otherwise."""
+    if not isinstance(node, gast.Call):
+        return None
+    func = node.func
+    if isinstance(func, gast.Name):
+        return func.id
+    if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name):
+        return f"{func.value.id}.{func.attr}"
+    return None

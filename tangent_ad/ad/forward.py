@@ -278,15 +278,8 @@ class _Forward:
         value = stmt.value
         where = self.ctx.where(self.ctx.origin.get(stmt))
         template = REGISTRY.lookup("forward", func, where=where)
-        for free in templates.free_names(template):  # a user rule's own globals
-            if free in template.__globals__:
-                self.ctx.namespace.setdefault(free, template.__globals__[free])
-        if isinstance(value, gast.BinOp):
-            args, keywords = [value.left, value.right], []
-        elif isinstance(value, gast.UnaryOp):
-            args, keywords = [value.operand], []
-        else:
-            args, keywords = value.args, value.keywords
+        templates.load_globals(template, self.ctx.namespace)
+        args, keywords = templates.operands(value)
         bound = templates.bind(template, func, args, keywords, where=where)
         given = [a.value if isinstance(a, gast.Starred) else a for a in args] + \
             [k.value for k in keywords]

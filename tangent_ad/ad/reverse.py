@@ -24,7 +24,7 @@ import numpy as np
 from tangent_ad.ad import calls, checkpointing, saving, templates
 from tangent_ad.errors import InternalError, UnsupportedSyntaxError
 from tangent_ad.frontend import generated
-from tangent_ad.nodes import STACK, assign, call, comment, const, name, pop
+from tangent_ad.nodes import STACK, assign, call, call_name, comment, const, name, pop
 from tangent_ad.registry import REGISTRY
 
 OUTPUT_ADJOINT = "bresult"
@@ -172,19 +172,8 @@ class _Reverse:
             return []  # constants, globals, comparisons: nothing flows back
         where = self.ctx.where(self.ctx.origin.get(stmt))
         template = REGISTRY.lookup("reverse", func, where=where)
-        for free in templates.free_names(template):  # a user rule's own globals
-            if free in template.__globals__:
-                self.ctx.namespace.setdefault(free, template.__globals__[free])
-        if isinstance(value, gast.BinOp):
-            args, keywords = [value.left, value.right], []
-        elif isinstance(value, gast.UnaryOp):
-            args, keywords = [value.operand], []
-        elif isinstance(value, gast.Call):
-            args, keywords = value.args, value.keywords
-        elif isinstance(value, gast.Subscript):
-            args, keywords = [value.value, _index_expression(value.slice)], []
-        else:
-            raise InternalError(f"unexpected core operation {type(value).__name__}")
+        templates.load_globals(template, self.ctx.namespace)
+        args, keywords = templates.operands(value)
         bound = templates.bind(template, func, args, keywords, where=where)
         return templates.expand(template, bound, name(target), self.adjoint_of,
                                 self.namer.fresh)
@@ -332,14 +321,10 @@ def _maybe_containers(body, ctx):
         elif isinstance(node, gast.Assign) and isinstance(
                 node.value, (gast.Tuple, gast.List, gast.Dict, gast.Call)):
             if not isinstance(node.value, gast.Call) or isinstance(node.targets[0], gast.Tuple) \
-                    or _call_name(node.value) == "appended":
+                    or call_name(node.value) == "appended":
                 names.update(n.id for n in gast.walk(node.targets[0])
                              if isinstance(n, gast.Name))
     return names
-
-
-def _call_name(node):
-    return node.func.id if isinstance(node.func, gast.Name) else None
 
 
 def _function(fname, args, defaults, body):
@@ -353,16 +338,6 @@ def _function(fname, args, defaults, body):
             defaults=defaults)
     return gast.FunctionDef(name=fname, args=args, body=body, decorator_list=[],
                             returns=None, type_comment=None, type_params=[])
-
-
-def _index_expression(index):
-    """An index as an ordinary expression: ``1:3`` becomes ``slice(1, 3, None)``."""
-    if isinstance(index, gast.Slice):
-        return call("slice", *[part if part is not None else const(None)
-                               for part in (index.lower, index.upper, index.step)])
-    if isinstance(index, gast.Tuple):
-        return gast.Tuple(elts=[_index_expression(e) for e in index.elts], ctx=gast.Load())
-    return index
 
 
 _FULL_REDUCTIONS = {np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin,

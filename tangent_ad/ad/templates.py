@@ -38,7 +38,7 @@ import textwrap
 import gast
 
 from tangent_ad.errors import InternalError, TemplateError, UnsupportedSyntaxError
-from tangent_ad.nodes import clone
+from tangent_ad.nodes import call, clone
 
 _NO_DEFAULT = object()
 
@@ -255,3 +255,33 @@ def _check_parameters(label, params, func):
                 f"template {label}: '{param}' is not a parameter of "
                 f"{getattr(func, '__qualname__', func)} (its parameters: "
                 f"{', '.join(signature.parameters)})")
+
+
+def operands(value):
+    """(positional arguments, keywords) of a core operation, as a template
+    binds them; an index becomes an ordinary expression (``slice(1, 3)``)."""
+    if isinstance(value, gast.BinOp):
+        return [value.left, value.right], []
+    if isinstance(value, gast.UnaryOp):
+        return [value.operand], []
+    if isinstance(value, gast.Subscript):
+        return [value.value, index_expression(value.slice)], []
+    return value.args, value.keywords
+
+
+def index_expression(index):
+    """An index as an ordinary expression: ``1:3`` becomes ``slice(1, 3, None)``."""
+    if isinstance(index, gast.Slice):
+        return call("slice", *[part if part is not None else gast.Constant(value=None, kind=None)
+                               for part in (index.lower, index.upper, index.step)])
+    if isinstance(index, gast.Tuple):
+        return gast.Tuple(elts=[index_expression(e) for e in index.elts], ctx=gast.Load())
+    return index
+
+
+def load_globals(template, namespace):
+    """Add the globals a (user) template reads to the generated code's
+    namespace, so a rule may use helpers from its own module."""
+    for free in free_names(template):
+        if free in template.__globals__:
+            namespace.setdefault(free, template.__globals__[free])

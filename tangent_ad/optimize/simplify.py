@@ -20,10 +20,9 @@ import copy
 import operator
 
 import gast
-
-from tangent_ad.nodes import statements
 import numpy as np
 
+from tangent_ad.nodes import call_name, statements
 from tangent_ad.optimize.shapes import ShapeClasses
 
 _FOLD = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
@@ -90,18 +89,6 @@ def _is(node, value):
     return _number(node) and node.value == value
 
 
-def _call_name(node):
-    """'unbroadcast' for ``unbroadcast(...)``, 'np.full_like' for ``np.full_like(...)``."""
-    if not isinstance(node, gast.Call):
-        return None
-    func = node.func
-    if isinstance(func, gast.Name):
-        return func.id
-    if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name):
-        return f"{func.value.id}.{func.attr}"
-    return None
-
-
 class _Simplifier(gast.NodeTransformer):
     def __init__(self, shapes, shape_sources):
         self.shapes = shapes
@@ -146,7 +133,7 @@ class _Simplifier(gast.NodeTransformer):
 
     def visit_Call(self, node):
         self.generic_visit(node)
-        name = _call_name(node)
+        name = call_name(node)
         args = node.args
         if name in _SHAPE_READERS and args:
             args[0] = self._shape_source(args[0])

@@ -29,7 +29,7 @@ import gast
 import numpy as np
 
 from tangent_ad.analysis import cfg, dataflow
-from tangent_ad.nodes import call, const, is_pop, is_push
+from tangent_ad.nodes import call, call_name, const, is_pop, is_push
 from tangent_ad.optimize.kinds import BOTTOM, Kinds, is_python_float_like
 
 
@@ -78,7 +78,7 @@ def _bound_once(expr, counts, in_loops=()):
 def _fill_parts(node, kinds):
     """(x, s) if `node` is ``np.full_like(x, s)`` with an inexact array
     `x` and a Python float `s`."""
-    if _call_name(node) != "np.full_like" or len(node.args) != 2 or node.keywords:
+    if call_name(node) != "np.full_like" or len(node.args) != 2 or node.keywords:
         return None
     x, s = node.args
     kx, ks = kinds.of(x), kinds.of(s)
@@ -153,7 +153,7 @@ class _Rewriter(gast.NodeTransformer):
 
     def visit_Call(self, node):
         self.generic_visit(node)
-        func, args = _call_name(node), node.args
+        func, args = call_name(node), node.args
         if node.keywords:
             return node
         if func == "unbroadcast" and len(args) == 2:
@@ -231,20 +231,9 @@ def _transpose(node):
     return gast.Attribute(value=node, attr="T", ctx=gast.Load())
 
 
-def _call_name(node):
-    if not isinstance(node, gast.Call):
-        return None
-    func = node.func
-    if isinstance(func, gast.Name):
-        return func.id
-    if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name):
-        return f"{func.value.id}.{func.attr}"
-    return None
-
-
 def _scalar_check(stmt, kinds):
     """``ensure_scalar(v)`` for a `v` of a kind with one entry."""
-    if not (isinstance(stmt, gast.Expr) and _call_name(stmt.value) == "ensure_scalar"
+    if not (isinstance(stmt, gast.Expr) and call_name(stmt.value) == "ensure_scalar"
             and len(stmt.value.args) == 1):
         return False
     kind = kinds.of(stmt.value.args[0])
