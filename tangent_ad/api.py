@@ -11,8 +11,9 @@ import inspect
 
 import numpy as np
 
-from tangent_ad import pipeline
+from tangent_ad import pipeline, second_order
 from tangent_ad.optimize import staging
+from tangent_ad.registry import REGISTRY
 
 _CACHE = {}
 
@@ -70,13 +71,23 @@ def _derivative(func, mode, wrt, preserve_result, optimized, verbose, kind=None)
         if verbose:
             print(cached.__tangent_ad__.source)
         return cached
-    fn = pipeline.transform(func, wrt=names, mode=mode, optimized=optimized,
+    target = func
+    if mode == "reverse" and second_order.is_gradient(func):
+        target = second_order.caller(func)  # whose call has a derived rule
+    fn = pipeline.transform(target, wrt=names, mode=mode, optimized=optimized,
                             preserve_result=preserve_result, verbose=verbose,
                             kind=kind)
     if optimized and mode == "reverse" and kind is None:
         fn = staging.staged(fn)  # specialized copies for the argument kinds seen
     _CACHE[key] = fn
     return fn
+
+
+def _product(func, mode, wrt, kind):
+    return _derivative(func, mode, wrt, False, True, 0, kind=kind)
+
+
+REGISTRY.add_provider(lambda g: second_order.rule(g, _product))
 
 
 def grad(func=None, wrt=(0,), *, optimized=True, verbose=0):

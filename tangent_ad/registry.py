@@ -46,6 +46,7 @@ class Registry:
         self._zero = set()
         self._structured = set()
         self._broadcasting = set()
+        self._providers = []
         self._loaded = False
 
     def _ensure_loaded(self):
@@ -57,6 +58,23 @@ class Registry:
     def register(self, mode, func, template):
         """Make `template` the `mode` derivative rule of `func`."""
         self._rules[mode][_key(func)] = template
+
+    def add_provider(self, provider):
+        """`provider(func)` returns a reverse template for a function no
+        module registers a rule for (a rule derived on demand, such as the
+        one of a generated gradient), or None."""
+        self._providers.append(provider)
+
+    def _derived(self, mode, func):
+        """Ask the providers for `func`'s reverse rule; keep what they give."""
+        if mode != "reverse" or not hasattr(func, "__tangent_ad__"):
+            return None
+        for provider in self._providers:
+            template = provider(func)
+            if template is not None:
+                self.register(mode, func, template)
+                return template
+        return None
 
     def register_structured(self, *funcs):
         """Declare functions that take or return lists or tuples of arrays."""
@@ -91,7 +109,12 @@ class Registry:
 
     def has(self, mode, func):
         self._ensure_loaded()
-        return _key(func) in self._rules[mode] or _key(func) in self._zero
+        try:
+            if _key(func) in self._rules[mode] or _key(func) in self._zero:
+                return True
+        except TypeError:
+            return False
+        return self._derived(mode, func) is not None
 
     def lookup(self, mode, func, *, where=None):
         """The template for `func`, or NoDerivativeError naming it.
@@ -103,6 +126,9 @@ class Registry:
         try:
             return self._rules[mode][_key(func)]
         except (KeyError, TypeError):
+            derived = self._derived(mode, func)
+            if derived is not None:
+                return derived
             name = getattr(func, "__qualname__", None) or repr(func)
             module = getattr(func, "__module__", None)
             full = f"{module}.{name}" if module else name

@@ -223,7 +223,8 @@ def _forward_rule_module(func):
 
 # Documented exceptions to the equality of the two registries: the runtime
 # helpers that reverse-mode code calls have forward rules (for jvp of a
-# gradient) but no reverse rules yet (grad of a gradient).
+# gradient) but no reverse rules: grad of a gradient uses a derived rule
+# (tangent_ad/second_order.py) instead of reverse mode over generated code.
 FORWARD_ONLY = {f for f in REGISTRY.functions("forward")
                 if _forward_rule_module(f) == "tangent_ad.templates.runtime_forward"}
 REVERSE_ONLY = set()

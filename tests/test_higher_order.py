@@ -158,17 +158,6 @@ def test_a_users_own_list_named_stack_stays_an_ordinary_list():
         tad.grad(g)
 
 
-def test_reverse_mode_over_a_gradient_is_refused_plainly():
-    with pytest.raises(tad.UnsupportedSyntaxError, match="grad of grad") as info:
-        tad.grad(tad.grad(control_flow_functions.loop_branch))
-    assert "hvp" in str(info.value)
-
-    def smooth(x):
-        return np.sum(np.sin(x))
-    with pytest.raises(tad.UnsupportedSyntaxError, match="grad of grad"):
-        tad.grad(tad.grad(smooth))
-
-
 # ---- hvp -------------------------------------------------------------------------
 
 def rosenbrock(x):

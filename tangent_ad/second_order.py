@@ -1,0 +1,135 @@
+"""Reverse mode over a gradient: ``grad(grad(f))`` and calls to gradients.
+
+A gradient ``g = tad.grad(f, wrt=W)`` maps the arguments ``p`` of `f`
+(and the seed ``bresult``) to ``bresult * grad_W f(p)``. Its pullback, for
+a cotangent ``u`` of that output (one entry per argument in `W`), gives
+each argument ``v`` of `f` the adjoint
+
+    bresult * d/dv <u, grad_W f(p)>  =  bresult * (H u)_v,
+
+a block of the Hessian of `f` applied to ``u``: a Hessian-vector
+product, which tangent_ad computes exactly by forward mode over the
+gradient of `f` with respect to ``v`` (``tad.hvp``'s construction; the
+Hessian is symmetric, so no reverse pass over generated code is needed).
+The seed's own adjoint is ``<u, grad_W f(p)>``.
+
+This module turns that into an ordinary reverse rule of `g`, written as a
+template like every other rule::
+
+    def rule_of_dfdx(result, x, bresult=1.0):
+        d[x] = hvp_f_dx(x, bresult, d[result])
+        d[bresult] = seed_adjoint_f_dx(x, d[result])
+
+so a function that calls a gradient is differentiated like any other
+call, and ``grad(g)`` differentiates ``caller(g)``, a one-line function
+that returns ``g(...)``. The products are generated on their first call
+(by the `derivative` function given to `rule`), not when the rule is made.
+"""
+import inspect
+import linecache
+import types
+
+import numpy as np
+
+
+def is_gradient(fn):
+    """True for a function made by ``tad.grad`` (not value_and_grad, vjp
+    or a pullback): the only generated functions with a reverse rule here."""
+    info = getattr(fn, "__tangent_ad__", None)
+    return info is not None and info.mode == "reverse" and \
+        info.kind == "gradient" and not info.preserve_result and \
+        not getattr(info.primal, "__tangent_ad_caller__", False)  # third order
+
+
+def caller(g):
+    """``def <g's name>(<f's parameters>): return g(<parameters>)``, with
+    f's defaults: the function whose derivative is the derivative of `g`
+    (its seed stays 1.0; the derivative has a seed ``bresult`` of its own)."""
+    params = [p for p in inspect.signature(g).parameters.values() if p.name != "bresult"]
+    names = [p.name for p in params]
+    namespace = {}
+    header = []
+    for i, p in enumerate(params):
+        if p.default is p.empty:
+            header.append(p.name)
+        else:
+            namespace[f"__tad_default{i}"] = p.default
+            header.append(f"{p.name}=__tad_default{i}")
+    source = (f"def {g.__name__}({', '.join(header)}):\n"
+              f"    return {g.__name__}({', '.join(names)})\n")
+    wrapper = _load(source, f"<tangent_ad caller of {g.__name__} #{id(g)}>", namespace,
+                    g.__name__)
+    namespace[g.__name__] = g  # the body calls g, under g's own name
+    wrapper.__tangent_ad_caller__ = True
+    return wrapper
+
+
+def rule(g, derivative):
+    """The reverse template of the gradient `g` (None for other functions).
+
+    ``derivative(func, mode, wrt, kind)`` is ``tad.autodiff`` with a kind:
+    it makes the forward-over-reverse products.
+    """
+    if not is_gradient(g):
+        return None
+    info = g.__tangent_ad__
+    f, wrt = info.primal, tuple(info.wrt)
+    params = list(inspect.signature(g).parameters)
+    primal = [p for p in params if p != "bresult"]
+    if len(params) != len(primal) + 1:
+        return None  # a parameter of f named bresult: no rule, refused as before
+    spread = "d[result]" if len(wrt) == 1 else "*d[result]"
+    namespace, lines = {}, []
+    for v in primal:
+        product = f"hvp_{f.__name__}_d{'_'.join(wrt)}" + ("" if wrt == (v,) else f"_d{v}")
+        namespace[product] = _Product(product, derivative, f, (v,), wrt)
+        lines.append(f"    d[{v}] = {product}({', '.join(params)}, {spread})")
+    seed = f"seed_adjoint_{f.__name__}_d{'_'.join(wrt)}"
+    namespace[seed] = _SeedAdjoint(seed, g)
+    lines.append(f"    d[bresult] = {seed}({', '.join(primal)}, d[result])")
+    header = ", ".join(["result"] + [p if p != "bresult" else "bresult=1.0"
+                                     for p in params])
+    name = f"rule_of_{g.__name__}"
+    source = f"def {name}({header}):\n" + "\n".join(lines) + "\n"
+    return _load(source, f"<tangent_ad rule of {g.__name__} #{id(g)}>", namespace, name)
+
+
+class _Product:
+    """``bresult * (H u)_v``: forward mode over ``grad(f, wrt=v)`` along
+    ``u`` on the arguments `wrt`, generated when first called."""
+
+    def __init__(self, name, derivative, f, v, wrt):
+        self.__name__ = self.__qualname__ = name
+        self.derivative, self.f, self.v, self.wrt = derivative, f, v, wrt
+        self.fn = None
+
+    def __call__(self, *args):
+        if self.fn is None:
+            gradient = self.derivative(self.f, "reverse", self.v, None)
+            self.fn = self.derivative(gradient, "forward", self.wrt, "hvp")
+        return self.fn(*args)
+
+
+class _SeedAdjoint:
+    """``<u, grad_W f(p)>``: the adjoint of the seed ``bresult``."""
+
+    def __init__(self, name, g):
+        self.__name__ = self.__qualname__ = name
+        self.g = g
+
+    def __call__(self, *args):
+        cotangent = args[-1]
+        gradient = self.g(*args[:-1], 1.0)
+        if isinstance(gradient, tuple):
+            return sum(np.sum(np.multiply(u, x)) for u, x in zip(cotangent, gradient))
+        return np.sum(np.multiply(cotangent, gradient))
+
+
+def _load(source, filename, namespace, name):
+    """Define `name` from `source`, readable by inspect.getsource."""
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace["__name__"] = "tangent_ad.second_order"
+    exec(compile(source, filename, "exec"), namespace)
+    fn = namespace[name]
+    assert isinstance(fn, types.FunctionType)
+    return fn

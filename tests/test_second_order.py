@@ -1,0 +1,145 @@
+"""Reverse mode over a gradient: ``grad(grad(f))``, mixed partials, and
+functions that call a gradient, against finite differences.
+
+A gradient's reverse rule is a Hessian-vector product (forward over
+reverse; ``tangent_ad/second_order.py``), so these tests also cover that
+rule's binding: every argument, several ``wrt``, the seed.
+"""
+import inspect
+import linecache
+
+import numpy as np
+import pytest
+
+import call_functions
+import control_flow_functions
+import tangent_ad as tad
+from tangent_ad.testing import check_grads
+
+# cases whose differentiated argument is a scalar: grad of their gradient
+SCALAR = [(t, n) for t, cases in (("control_flow", control_flow_functions.CASES),
+                                  ("calls", call_functions.CASES))
+          for n, (_, make, wrt) in sorted(cases.items())
+          if wrt == (0,) and isinstance(make(np.random.default_rng(0))[0], float)]
+TABLES = {"control_flow": control_flow_functions.CASES, "calls": call_functions.CASES}
+
+
+def test_the_scalar_cases_include_loops_branches_and_recursion():
+    names = {n for _, n in SCALAR}
+    assert {"loop_branch", "while_convergence", "loop_with_break", "early_return",
+            "power", "mutual"} <= names
+
+
+@pytest.mark.parametrize("table, name", SCALAR)
+@pytest.mark.parametrize("seed", range(2))
+def test_grad_of_grad_matches_finite_differences(table, name, seed):
+    func, make_args, _ = TABLES[table][name]
+    args = make_args(np.random.default_rng(seed))
+    gradient = tad.grad(func)
+    check_grads(gradient, tad.grad(gradient), args, wrt=(0,))
+
+
+def test_grad_of_grad_reads_as_a_hessian_vector_product():
+    def cube(x):
+        return x ** 3
+
+    second = tad.grad(tad.grad(cube))
+    assert second(2.0) == pytest.approx(12.0)
+    source = tad.show_source(second)
+    assert "hvp_cube_dx(x, 1.0, bresult)" in source
+    assert "# Grad of: return dcube_dx(x)" in source
+
+
+def _call_gradient(gradient, weights, params):
+    """``def h(<params>): return np.sum(gradient(<params>) * weights)``,
+    with readable source (the transformer reads it back)."""
+    source = (f"def h({', '.join(params)}):\n"
+              f"    return np.sum(gradient({', '.join(params)}) * weights)\n")
+    filename = f"<test h of {gradient.__name__} {id(weights)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {"np": np, "gradient": gradient, "weights": weights}
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace["h"]
+
+
+ARRAY_CASES = [("control_flow", "conditional_expression"), ("control_flow", "rnn"),
+               ("control_flow", "loop_over_tuple"), ("control_flow", "nested_loops"),
+               ("calls", "net"), ("calls", "helper_in_loop"), ("calls", "same_helper_twice"),
+               ("calls", "star_args")]
+
+
+@pytest.mark.parametrize("table, name", ARRAY_CASES)
+def test_gradient_of_a_function_that_calls_a_gradient(table, name):
+    """h = <w, grad_k f>: its gradient with respect to argument j is the
+    (j, k) block of the Hessian applied to w, for every pair in wrt."""
+    func, make_args, wrt = TABLES[table][name]
+    args = make_args(np.random.default_rng(3))
+    params = list(inspect.signature(func).parameters)
+    rng = np.random.default_rng(4)
+    for k in wrt:
+        weights = rng.normal(size=np.shape(args[k]))
+        h = _call_gradient(tad.grad(func, wrt=(k,)), weights, params)
+        check_grads(h, tad.grad(h, wrt=wrt), args, wrt=wrt)
+
+
+def test_mixed_partial_derivatives():
+    def f(x, y):
+        return np.sin(x * y) + x ** 2 * y
+
+    x, y = 0.3, 0.8
+    expected = np.cos(x * y) - x * y * np.sin(x * y) + 2 * x
+    assert tad.grad(tad.grad(f, wrt=0), wrt=1)(x, y) == pytest.approx(expected)
+    assert tad.grad(tad.grad(f, wrt=1), wrt=0)(x, y) == pytest.approx(expected)
+    both = tad.grad(tad.grad(f, wrt=0), wrt=(0, 1))(x, y)
+    assert both[0] == pytest.approx(-y * y * np.sin(x * y) + 2 * y)
+    assert both[1] == pytest.approx(expected)
+
+
+def test_a_gradient_of_several_arguments_inside_a_function():
+    def f(a, b):
+        return np.sum(a ** 2 * b) + np.sum(np.exp(a))
+
+    da_db = tad.grad(f, wrt=(0, 1))
+
+    def h(a, b):
+        ga, gb = da_db(a, b)
+        return np.sum(ga * gb)
+
+    rng = np.random.default_rng(0)
+    check_grads(h, tad.grad(h, wrt=(0, 1)), (rng.normal(size=3), rng.normal(size=3)),
+                wrt=(0, 1))
+
+
+def test_the_seed_of_a_called_gradient_is_differentiated():
+    def f(x):
+        return np.sum(np.sin(x))
+
+    df = tad.grad(f)
+
+    def h(x, s):
+        return np.sum(df(x, s) ** 2)
+
+    args = (np.array([0.3, -0.7]), 1.7)
+    check_grads(h, tad.grad(h, wrt=(0, 1)), args, wrt=(0, 1))
+
+
+def test_newton_step_with_second_derivatives():
+    def f(x):
+        return x ** 4 - 3.0 * x ** 2 + x
+
+    df, ddf = tad.grad(f), tad.grad(tad.grad(f))
+    x = 2.0
+    for _ in range(20):
+        x = x - df(x) / ddf(x)
+    assert abs(4 * x ** 3 - 6 * x + 1) < 1e-10
+
+
+def test_third_order_and_other_generated_functions_are_refused_plainly():
+    def f(x):
+        return x ** 3
+
+    with pytest.raises(tad.UnsupportedSyntaxError, match="order three") as info:
+        tad.grad(tad.grad(tad.grad(f)))
+    assert info.value.lineno is not None
+    with pytest.raises(tad.UnsupportedSyntaxError, match="value_and_grad"):
+        tad.grad(tad.value_and_grad(f))
