@@ -72,7 +72,7 @@ def _derivative(func, mode, wrt, preserve_result, optimized, verbose, kind=None)
             print(cached.__tangent_ad__.source)
         return cached
     target = func
-    if mode == "reverse" and second_order.is_gradient(func):
+    if mode == "reverse" and second_order.has_rule(func):
         target = second_order.caller(func)  # whose call has a derived rule
     fn = pipeline.transform(target, wrt=names, mode=mode, optimized=optimized,
                             preserve_result=preserve_result, verbose=verbose,

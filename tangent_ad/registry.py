@@ -47,6 +47,7 @@ class Registry:
         self._structured = set()
         self._broadcasting = set()
         self._providers = []
+        self._derived_rules = {}  # func -> template, from the providers
         self._loaded = False
 
     def _ensure_loaded(self):
@@ -66,15 +67,14 @@ class Registry:
         self._providers.append(provider)
 
     def _derived(self, mode, func):
-        """Ask the providers for `func`'s reverse rule; keep what they give."""
+        """Ask the providers for `func`'s reverse rule; remember the answer
+        (apart from the registered rules: `functions` does not list it)."""
         if mode != "reverse" or not hasattr(func, "__tangent_ad__"):
             return None
-        for provider in self._providers:
-            template = provider(func)
-            if template is not None:
-                self.register(mode, func, template)
-                return template
-        return None
+        if func not in self._derived_rules:
+            self._derived_rules[func] = next(
+                (t for t in (p(func) for p in self._providers) if t is not None), None)
+        return self._derived_rules[func]
 
     def register_structured(self, *funcs):
         """Declare functions that take or return lists or tuples of arrays."""

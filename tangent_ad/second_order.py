@@ -41,11 +41,24 @@ def is_gradient(fn):
         not getattr(info.primal, "__tangent_ad_caller__", False)  # third order
 
 
+def is_jvp(fn):
+    """True for a function made by ``tad.jvp``."""
+    info = getattr(fn, "__tangent_ad__", None)
+    return info is not None and info.mode == "forward" and info.kind == "jvp" and \
+        not getattr(info.primal, "__tangent_ad_caller__", False)
+
+
+def has_rule(fn):
+    """True for the generated functions this module gives a reverse rule."""
+    return is_gradient(fn) or is_jvp(fn)
+
+
 def caller(g):
     """``def <g's name>(<f's parameters>): return g(<parameters>)``, with
     f's defaults: the function whose derivative is the derivative of `g`
     (its seed stays 1.0; the derivative has a seed ``bresult`` of its own)."""
-    params = [p for p in inspect.signature(g).parameters.values() if p.name != "bresult"]
+    params = [p for p in inspect.signature(g).parameters.values()
+              if p.name != "bresult" or not is_gradient(g)]
     names = [p.name for p in params]
     namespace = {}
     header = []
@@ -64,14 +77,22 @@ def caller(g):
     return wrapper
 
 
-def rule(g, derivative):
-    """The reverse template of the gradient `g` (None for other functions).
+def rule(fn, derivative):
+    """The reverse template of the gradient or jvp `fn` (None for other
+    functions).
 
     ``derivative(func, mode, wrt, kind)`` is ``tad.autodiff`` with a kind:
-    it makes the forward-over-reverse products.
+    it makes the vector-Jacobian and forward-over-reverse products.
     """
-    if not is_gradient(g):
-        return None
+    if is_jvp(fn):
+        return _jvp_rule(fn, derivative)
+    if is_gradient(fn):
+        return _gradient_rule(fn, derivative)
+    return None
+
+
+def _gradient_rule(g, derivative):
+    """``d[v] = bresult * (H u)_v`` for each argument v of f (module docstring)."""
     info = g.__tangent_ad__
     f, wrt = info.primal, tuple(info.wrt)
     params = list(inspect.signature(g).parameters)
@@ -92,6 +113,63 @@ def rule(g, derivative):
     name = f"rule_of_{g.__name__}"
     source = f"def {name}({header}):\n" + "\n".join(lines) + "\n"
     return _load(source, f"<tangent_ad rule of {g.__name__} #{id(g)}>", namespace, name)
+
+
+def _jvp_rule(F, derivative):
+    """``F = jvp(f, wrt=W)`` maps (p, t) to (f(p), J_W(p) t). For the
+    cotangent (a, c) of that pair, an argument v of f gets
+    ``J_v^T a + d/dv <c, J_W t>`` (a vjp, plus forward mode over the vjp
+    ``J_v^T c`` along t), and the tangent of w gets ``J_w^T c``."""
+    info = F.__tangent_ad__
+    f, wrt = info.primal, tuple(info.wrt)
+    params = list(inspect.signature(F).parameters)
+    primal = params[:len(params) - len(wrt)]
+    namespace, lines = {}, []
+    for i, p in enumerate(params):
+        name = f"adjoint_{F.__name__}_{p}"
+        namespace[name] = _JvpAdjoint(name, derivative, f, wrt, len(primal), i)
+        lines.append(f"    d[{p}] = {name}({', '.join(params)}, d[result])")
+    name = f"rule_of_{F.__name__}"
+    source = f"def {name}({', '.join(['result'] + params)}):\n" + "\n".join(lines) + "\n"
+    return _load(source, f"<tangent_ad rule of {F.__name__} #{id(F)}>", namespace, name)
+
+
+class _JvpAdjoint:
+    """The adjoint of argument `index` of ``jvp(f, wrt)`` (see _jvp_rule);
+    its vjps and products are generated on first use."""
+
+    def __init__(self, name, derivative, f, wrt, count, index):
+        self.__name__ = self.__qualname__ = name
+        self.derivative, self.f, self.wrt = derivative, f, wrt
+        self.count, self.index = count, index
+        self.parts = None
+
+    def _build(self):
+        params = list(inspect.signature(self.f).parameters)
+        if self.index < self.count:
+            v = (params[self.index],)
+            vjp = self.derivative(self.f, "reverse", v, "vjp")
+            return vjp, self.derivative(vjp, "forward", self.wrt, "hvp")
+        w = (self.wrt[self.index - self.count],)
+        return None, self.derivative(self.f, "reverse", w, "vjp")
+
+    def __call__(self, *args):
+        if self.parts is None:
+            self.parts = self._build()
+        primal, tangents, (a, c) = args[:self.count], args[self.count:-1], args[-1]
+        vjp, other = self.parts
+        terms = []
+        if self.index < self.count:
+            if a is not None:
+                terms.append(vjp(*primal, a))
+            if c is not None:
+                terms.append(other(*primal, c, *tangents))
+        elif c is not None:
+            terms.append(other(*primal, c))
+        if not terms:
+            return np.zeros_like(args[self.index]) if isinstance(args[self.index], np.ndarray) \
+                else 0.0
+        return terms[0] if len(terms) == 1 else terms[0] + terms[1]
 
 
 class _Product:

@@ -82,6 +82,50 @@ def test_gradient_of_a_function_that_calls_a_gradient(table, name):
         check_grads(h, tad.grad(h, wrt=wrt), args, wrt=wrt)
 
 
+def _call_jvp(forward, weights, params, tangents):
+    """``h(<params>, <tangents>)``: a weighted sum of both outputs of the
+    jvp `forward`, squared tangent included."""
+    args = ", ".join(params + tangents)
+    source = (f"def h({args}):\n"
+              f"    value, slope = forward({args})\n"
+              f"    return np.sum(value * weights) + np.sum(slope ** 2)\n")
+    filename = f"<test h of {forward.__name__} {id(weights)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {"np": np, "forward": forward, "weights": weights}
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace["h"]
+
+
+@pytest.mark.parametrize("table, name", ARRAY_CASES)
+def test_gradient_of_a_function_that_calls_a_jvp(table, name):
+    """grad of <w, f> + |J t|^2 with respect to every argument of f and
+    to the tangents: vjps, plus forward mode over a vjp."""
+    func, make_args, wrt = TABLES[table][name]
+    args = make_args(np.random.default_rng(5))
+    params = list(inspect.signature(func).parameters)
+    rng = np.random.default_rng(6)
+    tangents = tuple(rng.normal(size=np.shape(args[k])) for k in wrt)
+    weights = rng.normal(size=np.shape(func(*args)))
+    h = _call_jvp(tad.jvp(func, wrt=wrt), weights, params, [f"t{k}" for k in wrt])
+    every = tuple(wrt) + tuple(range(len(args), len(args) + len(wrt)))
+    check_grads(h, tad.grad(h, wrt=every), tuple(args) + tangents, wrt=every)
+
+
+def test_grad_of_a_jvp_reads_as_vjps():
+    def f(x, y):
+        return np.sin(x) * y
+
+    jf = tad.jvp(f)
+
+    def slope_squared(x, y):
+        value, slope = jf(x, y, 1.0)
+        return slope ** 2
+
+    d = tad.grad(slope_squared)
+    assert d(0.3, 2.0) == pytest.approx(2 * np.cos(0.3) * 2.0 * -np.sin(0.3) * 2.0)
+    assert "adjoint_jvp_f_dx_x(x, y, 1.0, " in tad.show_source(d)
+
+
 def test_mixed_partial_derivatives():
     def f(x, y):
         return np.sin(x * y) + x ** 2 * y
