@@ -187,3 +187,17 @@ def test_third_order_and_other_generated_functions_are_refused_plainly():
     assert info.value.lineno is not None
     with pytest.raises(tad.UnsupportedSyntaxError, match="value_and_grad"):
         tad.grad(tad.value_and_grad(f))
+
+
+def test_vjp_of_a_gradient_is_the_hessian_vector_product():
+    def f(x):
+        return np.sum(np.sin(x) * x) + np.prod(x)
+
+    x, u = np.array([0.3, -1.2, 0.5]), np.array([1.0, 2.0, -0.5])
+    np.testing.assert_allclose(tad.vjp(tad.grad(f))(x, u), tad.hvp(f)(x, u), rtol=1e-12)
+    value, second = tad.value_and_grad(tad.grad(lambda_free_cube))(2.0)
+    assert (value, second) == (pytest.approx(12.0), pytest.approx(12.0))
+
+
+def lambda_free_cube(s):
+    return s ** 3
