@@ -7,7 +7,7 @@ scatter-add for a take. The helpers are in ``tangent_ad.runtime``.
 """
 import numpy as np
 
-from tangent_ad.registry import adjoint, structured
+from tangent_ad.registry import adjoint, nonholomorphic, structured
 from tangent_ad.runtime import (
     cast_like, inverse_permutation, unatleast, unbroadcast, unconcatenate, undiag,
     undiagonal, unpad, unrepeat, unrollaxis, unsort, unstack, untake,
@@ -183,6 +183,9 @@ def pad(result, array, pad_width, mode="constant", constant_values=0):
 @adjoint(np.real_if_close)
 def real_if_close(result, a, tol=100):
     d[a] = cast_like(d[result], a)
+
+
+nonholomorphic(np.real_if_close)  # np.real, when it drops the imaginary part
 
 
 @adjoint(np.repeat)
