@@ -11,7 +11,9 @@ values, shapes and dtypes for those kinds:
   matrix-vector and outer-product forms for vectors);
 * ``np.size(x)`` -> its value; ``ensure_scalar(v)`` goes for a scalar `v`;
 * ``np.conj(x)`` -> ``x`` for a real `x`, and a gradient's closing
-  ``bx = conj_complex(bx)`` goes (with its comment) for a real `bx`;
+  ``bx = conj_complex(bx)`` goes (with its comment) for a real `bx` or
+  when every argument is real (the conjugate would change only the
+  imaginary part of a real argument's adjoint, which has no meaning);
 * a *fill* ``f = np.full_like(x, s)`` (a Python number `s` spread over an
   array) meets arithmetic: ``f * y`` -> ``y * s`` and ``f / y`` ->
   ``s / y`` for a `y` of `f`'s kind, ``f * c`` -> ``np.full_like(x, s * c)``
@@ -42,7 +44,8 @@ def run(tree, params, unit=None, given=()):
     has specialized call the copies."""
     kinds = Kinds(tree, params, unit, given)
     fills = _fills(tree, kinds)
-    tree = _Rewriter(kinds, fills, unit).visit(tree)
+    real = bool(params) and all(is_real(k) for k in params.values())
+    tree = _Rewriter(kinds, fills, unit, real).visit(tree)
     tree.body = [s for s in tree.body if not _scalar_check(s, kinds)]
     _drop_real_conversions(tree)
     _drop_dead_restores(tree)
@@ -105,10 +108,11 @@ def _exact_scaling(kind, c):
 
 
 class _Rewriter(gast.NodeTransformer):
-    def __init__(self, kinds, fills, unit):
+    def __init__(self, kinds, fills, unit, real_arguments=False):
         self.kinds = kinds
         self.fills = fills
         self.unit = unit
+        self.real_arguments = real_arguments
 
     def fill(self, node):
         """Fresh copies of (x, s) when `node` is a fill, by name or written out."""
@@ -173,8 +177,9 @@ class _Rewriter(gast.NodeTransformer):
             return node
         if func == "zeros_like" and len(args) == 1:
             return self._zeros(node, args[0])
-        if func in ("np.conj", "conj_complex") and len(args) == 1 and \
-                is_real(self.kinds.of(args[0])):
+        if func in ("np.conj", "conj_complex") and len(args) == 1 and (
+                is_real(self.kinds.of(args[0])) or
+                func == "conj_complex" and self.real_arguments):
             return args[0]
         if func == "np.size" and len(args) == 1 and not self.kinds.is_placeholder(args[0]):
             kind = self.kinds.of(args[0])
