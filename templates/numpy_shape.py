@@ -175,6 +175,7 @@ def copy(result, a, order="K"):
 
 @adjoint(np.pad)
 def pad(result, array, pad_width, mode="constant", constant_values=0):
+    """Modes 'constant', 'edge', 'reflect', 'symmetric' and 'wrap'."""
     d[array] = unpad(d[result], pad_width, mode)
     d[constant_values] = unbroadcast(
         np.sum(d[result]) - np.sum(unpad(d[result], pad_width, mode)), constant_values)
