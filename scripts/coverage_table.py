@@ -81,11 +81,16 @@ CONVENTIONS = """\
   tad.grad(f)(np.array([3 + 4j]))       # array([6.+8.j]): 2x + 2iy
   ```
 
-  The rules of `np.real`, `np.imag`, `np.conj`, `np.angle` and `np.abs`
-  (and the `.real`, `.imag`, `.conj()` spellings) follow it for complex
-  arguments (`np.abs` needs NumPy 2, where `np.sign(z)` is `z / |z|`).
-  The other rules are written for real arguments: a holomorphic step
-  such as `z * w` or `np.exp(z)` on complex values is not conjugated yet.
+  Inside a derivative the rules follow JAX's convention: a holomorphic
+  rule (`z * w`, `np.exp(z)`, `a @ b`) multiplies by f'(z), with no
+  conjugate. The non-holomorphic rules (`np.real`, `np.imag`, `np.conj`,
+  `np.angle`, `np.abs`, `abs`, `np.vdot`, `np.linalg.norm`,
+  `np.linalg.slogdet`, `np.real_if_close`, and the `.real`, `.imag`,
+  `.conj()` spellings) are declared `nonholomorphic`; a gradient that
+  used one conjugates its complex results once before returning them
+  (`conj_complex`). `np.abs` of complex values needs NumPy 2, where
+  `np.sign(z)` is `z / |z|`. See "Complex numbers" in
+  [supported-python.md](supported-python.md#complex-numbers).
 """
 
 
@@ -130,7 +135,7 @@ def rows(module, prefix):
             note = "zero derivative"
         aliases = ", ".join(f"`{prefix}{n}`" for n in names[1:])
         if aliases:
-            note = "; ".join(filter(None, [note, f"also {aliases}"]))
+            note = "; ".join(filter(None, [note.rstrip("."), f"also {aliases}"]))
         zero = "0" if func not in reverse else ""
         found.append((f"{prefix}{names[0]}", "✓" if func in reverse else "0",
                       "✓" if func in forward else zero, note))

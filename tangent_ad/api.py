@@ -148,6 +148,9 @@ def vjp(func=None, wrt=(0,), *, optimized=True, verbose=0):
     ``bresult``, the output's cotangent (of the output's structure), and
     returns the cotangent of each `wrt` argument: ``J^T @ bresult``, one
     value or a tuple for several. Works as a call or as a decorator.
+    For a holomorphic `func` of complex values that is ``bresult * f'(z)``;
+    through a non-holomorphic step (``np.real``, ``np.abs``, ...) it is
+    `grad`'s gradient of ``Re(sum(bresult * func(z)))``.
 
     >>> import numpy as np
     >>> def f(x):

@@ -10,6 +10,8 @@ import itertools
 # A call to this name, with a string, is how passes leave a comment in the
 # tree; the emitter prints it as `# <string>`.
 COMMENT_MARKER = "__tangent_ad_comment__"
+# The comment above a gradient's ``bz = conj_complex(bz)`` lines.
+COMPLEX_NOTE = "Complex arguments: d/dRe + i d/dIm (conjugate JAX's adjoints)"
 
 
 class Namer:

@@ -29,7 +29,9 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
     The derivative of a function that calls other Python functions is a
     *unit*: the requested function first, then the pullback (reverse
     mode) or forward function (forward mode) of every function it calls
-    (transitively), loaded together into one namespace. `kind` overrides
+    (transitively), loaded together into one namespace. A reverse-mode
+    unit that used a non-holomorphic rule anywhere has the requested
+    function conjugate its complex results (``reverse.py``). `kind` overrides
     the mode's kind of the requested function ("vjp": a reverse-mode
     derivative of any output, taking its cotangent; "hvp": a forward-mode
     derivative of a gradient that returns the tangent only).
@@ -47,17 +49,20 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
         done = set()
         if mode == "forward" and kind == "jvp":  # a recursive call reuses it
             done.add(forward.register(calls, func, tuple(wrt)))
-        text, ctx = _generate(func, tuple(wrt), kind, calls,
+        tree, ctx = _generate(func, tuple(wrt), kind, calls,
                               preserve_result=preserve_result, **options)
-        texts, namespace = [text], dict(ctx.namespace)
+        texts, namespace, contexts = [], dict(ctx.namespace), [ctx]
         while len(done) < len(calls):
             for key in [k for k in calls if k not in done]:
                 done.add(key)
-                text, callee = _generate(key[0], key[1], callee_kind, calls,
-                                         static_args=dict(key[2]), **options)
-                texts.append(text)
+                callee_tree, callee = _generate(key[0], key[1], callee_kind, calls,
+                                                static_args=dict(key[2]), **options)
+                texts.append(emit.run(callee_tree, callee))
+                contexts.append(callee)
                 _merge(namespace, callee.namespace, callee)
-        text = "\n\n".join(texts)
+        if mode == "reverse" and any(c.facts.get("nonholomorphic") for c in contexts):
+            tree = reverse.conjugate_complex_results(tree, ctx)
+        text = "\n\n".join([emit.run(tree, ctx)] + texts)
         fn = loader.run(text, ctx, namespace)
     except TangentADError:
         raise
@@ -72,7 +77,7 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
 
 def _generate(func, wrt, kind, calls, *, mode, optimized, verbose,
               preserve_result=False, static_args=None):
-    """Run the stages on one function; return (source text, context)."""
+    """Run the stages on one function; return (derivative tree, context)."""
     ctx = Context(func=func, wrt=wrt, mode=mode, optimized=optimized,
                   preserve_result=preserve_result, verbose=verbose, kind=kind,
                   calls=calls, static_args=static_args or {})
@@ -82,7 +87,7 @@ def _generate(func, wrt, kind, calls, *, mode, optimized, verbose,
     tree = _stage(MODES[mode][0], tree, ctx)
     if optimized:
         tree = _stage(fixed_point, tree, ctx)
-    return emit.run(tree, ctx), ctx
+    return tree, ctx
 
 
 def _merge(namespace, extra, ctx):

@@ -12,6 +12,13 @@ parsed by ``tangent_ad.ad.templates`` and never called.
 Functions whose derivative is zero everywhere it exists (``np.sign``,
 comparisons, ``np.shape``) are registered as *non-differentiable*: their
 results are constants for differentiation.
+
+Functions of complex numbers that are not holomorphic (``np.real``,
+``np.abs``, ``np.conj``, ...) are declared *non-holomorphic*. Adjoints
+inside a derivative follow JAX's convention (a holomorphic rule multiplies
+by f'(z), no conjugate); a gradient that used one of these rules
+conjugates its complex results once before returning them, to give
+df/dRe z + i df/dIm z (see ``ad/reverse.py``).
 """
 import contextlib
 import importlib
@@ -48,6 +55,7 @@ class Registry:
         self._broadcasting = set()
         self._providers = []
         self._derived_rules = {}  # func -> template, from the providers
+        self._nonholomorphic = set()
         self._loaded = False
 
     def _ensure_loaded(self):
@@ -95,6 +103,17 @@ class Registry:
         self._ensure_loaded()
         try:
             return func in self._broadcasting
+        except TypeError:
+            return False
+
+    def register_nonholomorphic(self, *funcs):
+        """Declare functions of a complex argument that are not holomorphic."""
+        self._nonholomorphic.update(_key(func) for func in funcs)
+
+    def is_nonholomorphic(self, func):
+        self._ensure_loaded()
+        try:
+            return _key(func) in self._nonholomorphic
         except TypeError:
             return False
 
@@ -149,11 +168,12 @@ class Registry:
     def scoped(self):
         """Undo every registration made inside the `with` block (for tests)."""
         self._ensure_loaded()
-        saved = ({m: dict(r) for m, r in self._rules.items()}, set(self._zero))
+        saved = ({m: dict(r) for m, r in self._rules.items()}, set(self._zero),
+                 set(self._nonholomorphic))
         try:
             yield self
         finally:
-            self._rules, self._zero = saved
+            self._rules, self._zero, self._nonholomorphic = saved
 
 
 def _key(func):
@@ -196,6 +216,23 @@ def tangent(func):
 def zero_derivative(*funcs):
     """Declare functions whose derivative is zero (or nowhere defined)."""
     REGISTRY.register_zero(*funcs)
+
+
+def nonholomorphic(*funcs):
+    """Declare functions whose reverse rules are not holomorphic in a
+    complex argument (``np.real``, ``np.abs``, ``np.vdot`` in its first
+    argument): their rules are written in JAX's convention, where the
+    adjoint of z pairs with a change dz as Re(adjoint * dz), and a gradient
+    that uses them conjugates its complex results before returning them.
+
+    >>> def squared_modulus(z):
+    ...     return z.real ** 2 + z.imag ** 2
+    >>> @adjoint(squared_modulus)
+    ... def _(result, z):
+    ...     d[z] = d[result] * 2 * np.conj(z)
+    >>> nonholomorphic(squared_modulus)
+    """
+    REGISTRY.register_nonholomorphic(*funcs)
 
 
 def structured(*funcs):

@@ -9,7 +9,7 @@ symmetric part of a perturbation keeps the input valid.
 """
 import numpy as np
 
-from tangent_ad.registry import adjoint
+from tangent_ad.registry import adjoint, nonholomorphic
 from tangent_ad.runtime import (
     grad_cholesky, grad_dot_lhs, grad_dot_rhs, grad_eigh, grad_einsum,
     grad_kron_lhs, grad_kron_rhs, grad_matmul_lhs, grad_matmul_rhs,
@@ -70,8 +70,12 @@ def tensordot(result, a, b, axes=2):
 
 @adjoint(np.vdot)
 def vdot(result, a, b):
-    d[a] = np.reshape(np.conj(d[result]) * b, np.shape(a))
-    d[b] = np.reshape(d[result] * a, np.shape(b))
+    """sum(conj(a) * b): holomorphic in b, not in a."""
+    d[a] = np.reshape(np.conj(d[result] * b), np.shape(a))
+    d[b] = np.reshape(d[result] * np.conj(a), np.shape(b))
+
+
+nonholomorphic(np.vdot)
 
 
 # ---- np.linalg -------------------------------------------------------------
@@ -102,6 +106,9 @@ def inv(result, a):
 def slogdet(result, a):
     """Not usable yet: indexing the result fails."""
     d[a] = np.expand_dims(d[result][1], (-2, -1)) * matrix_transpose(np.linalg.inv(a))
+
+
+nonholomorphic(np.linalg.slogdet)  # log |det a| of a complex a
 
 
 @adjoint(np.linalg.solve)

@@ -7,7 +7,7 @@ ddof) for a variance, the indicator of the extreme elements for a max.
 """
 import numpy as np
 
-from tangent_ad.registry import adjoint
+from tangent_ad.registry import adjoint, nonholomorphic
 from tangent_ad.runtime import (
     grad_norm, uncumsum, undiff, unreduce, unreduce_max, unreduce_mean,
     unreduce_median, unreduce_var)
@@ -42,6 +42,9 @@ def diff(result, a, n=1, axis=-1):
 def norm(result, x, ord=None, axis=None, keepdims=False):
     """Vector norms of any order, matrix norms 'fro', 'nuc', 1, 2, inf."""
     d[x] = grad_norm(d[result], result, x, ord, axis, keepdims)
+
+
+nonholomorphic(np.linalg.norm)  # |z| of complex entries
 
 
 @adjoint(np.max)

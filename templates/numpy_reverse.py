@@ -1,6 +1,12 @@
 """Reverse-mode rules for NumPy's elementwise functions, complex parts and
 array constructors, and the functions with a zero derivative.
 
+For complex arguments the rules follow JAX's convention: a holomorphic
+function's adjoint is ``d[result] * f'(z)``, with no conjugate, so the
+rules read the same for real and complex values. The non-holomorphic
+ones (complex parts, ``np.abs``) are declared with ``nonholomorphic``;
+a gradient that uses one conjugates its complex results at the end.
+
 One rule per function, as short as the math. ``result`` is the value the
 call returned, ``d[result]`` its adjoint; each ``d[x] = ...`` line gives
 the contribution to the adjoint of argument ``x``. Parameter names and
@@ -14,7 +20,7 @@ float64 ones, a Python float does not.
 """
 import numpy as np
 
-from tangent_ad.registry import adjoint, zero_derivative
+from tangent_ad.registry import adjoint, nonholomorphic, zero_derivative
 from tangent_ad.runtime import (
     cast_like, dsinc, linspace_fraction, unarray, unbroadcast)
 
@@ -25,7 +31,8 @@ d = None  # d[x] is the adjoint of x; templates are parsed, never run
 
 @adjoint(np.abs)
 def abs(result, x):
-    d[x] = d[result] * np.sign(x)
+    """For a complex z: conj(z) / abs(z)."""
+    d[x] = d[result] * np.conj(np.sign(x))
 
 
 @adjoint(np.arccos)
@@ -296,11 +303,11 @@ def where(result, condition, x, y):
 
 
 # ---- complex numbers -------------------------------------------------------
-# For a real f of a complex z the adjoint of z is df/dRe z + i df/dIm z.
+# JAX's convention: the adjoint g of z stands for the change Re(g * dz).
 
 @adjoint(np.angle)
 def angle(result, z):
-    d[z] = cast_like(d[result] * 1j / np.conj(z), z)
+    d[z] = cast_like(-1j * d[result] / z, z)
 
 
 @adjoint(np.conj)
@@ -310,12 +317,15 @@ def conj(result, x):
 
 @adjoint(np.imag)
 def imag(result, val):
-    d[val] = cast_like(d[result] * 1j, val)
+    d[val] = cast_like(-1j * d[result], val)
 
 
 @adjoint(np.real)
 def real(result, val):
     d[val] = cast_like(d[result], val)
+
+
+nonholomorphic(np.abs, np.angle, np.conj, np.imag, np.real)
 
 
 # ---- array construction ----------------------------------------------------

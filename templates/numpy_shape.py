@@ -7,7 +7,7 @@ scatter-add for a take. The helpers are in ``tangent_ad.runtime``.
 """
 import numpy as np
 
-from tangent_ad.registry import adjoint, structured
+from tangent_ad.registry import adjoint, nonholomorphic, structured
 from tangent_ad.runtime import (
     cast_like, inverse_permutation, unatleast, unbroadcast, unconcatenate, undiag,
     undiagonal, unpad, unrepeat, unrollaxis, unsort, unstack, untake,
@@ -175,6 +175,7 @@ def copy(result, a, order="K"):
 
 @adjoint(np.pad)
 def pad(result, array, pad_width, mode="constant", constant_values=0):
+    """Modes 'constant', 'edge', 'reflect', 'symmetric' and 'wrap'."""
     d[array] = unpad(d[result], pad_width, mode)
     d[constant_values] = unbroadcast(
         np.sum(d[result]) - np.sum(unpad(d[result], pad_width, mode)), constant_values)
@@ -183,6 +184,9 @@ def pad(result, array, pad_width, mode="constant", constant_values=0):
 @adjoint(np.real_if_close)
 def real_if_close(result, a, tol=100):
     d[a] = cast_like(d[result], a)
+
+
+nonholomorphic(np.real_if_close)  # np.real, when it drops the imaginary part
 
 
 @adjoint(np.repeat)

@@ -22,7 +22,7 @@ code in reverse mode, ``grad(grad(f))``, needs them).
 """
 from tangent_ad.registry import tangent
 from tangent_ad.runtime import (
-    accumulate, cast_like, d2sinc, digamma, dsinc, grad_dot_lhs, grad_dot_rhs,
+    accumulate, cast_like, conj_complex, d2sinc, digamma, dsinc, grad_dot_lhs, grad_dot_rhs,
     grad_einsum, grad_kron_lhs, grad_kron_rhs, grad_matmul_lhs, grad_matmul_rhs,
     grad_norm, grad_solve_lhs, grad_solve_rhs, grad_tensordot_lhs,
     grad_tensordot_rhs, inverse_permutation, jvp_grad_einsum, jvp_grad_norm,
@@ -37,6 +37,11 @@ d = None  # d[x] is the tangent of x; templates are parsed, never run
 
 # ---- moving an adjoint: linear in it ---------------------------------------
 # (named *_rule so as not to hide the helpers they call)
+
+@tangent(conj_complex)
+def conj_complex_rule(result, g):
+    d[result] = conj_complex(d[g])
+
 
 @tangent(unbroadcast)
 def unbroadcast_rule(result, g, x):

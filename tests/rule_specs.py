@@ -459,9 +459,11 @@ SPECS = [
     Spec(np.pad, "np.pad(x, ((1, 0), (2, 1)))", x=(3, 2)),
     Spec(np.pad, "np.pad(x, (1, 2), constant_values=s)", x=(3,), s=None),
     Spec(np.pad, "np.pad(x, (2, 1), 'constant', constant_values=c)", x=(3, 2), c=()),
-    Spec(np.pad, "np.pad(x, 1, mode='reflect')", x=(4,), xfail=(
-        "rule: only mode='constant' is differentiated; runtime.unpad "
-        "raises NotImplementedError for the other modes")),
+    Spec(np.pad, "np.pad(x, ((1, 2), (2, 0)), mode='edge')", x=(3, 2)),
+    Spec(np.pad, "np.pad(x, ((2, 1), (1, 3)), mode='reflect')", x=(3, 2)),
+    Spec(np.pad, "np.pad(x, (5, 2), 'reflect')", x=(3,)),
+    Spec(np.pad, "np.pad(x, ((2, 1), (1, 3)), mode='symmetric')", x=(3, 2)),
+    Spec(np.pad, "np.pad(x, ((4, 1), (1, 2)), mode='wrap')", x=(3, 2)),
     Spec(np.repeat, "np.repeat(x, 2)", x=(3, 2)),
     Spec(np.real_if_close, "np.real_if_close(x)", x=(3, 2)),
     Spec(np.repeat, "np.repeat(x, (2, 0, 1), axis=0)", x=(3, 2)),

@@ -7,13 +7,18 @@ central differences along the real and the imaginary part of every
 element separately. ``tangent_ad.testing.check_grads`` handles real
 arguments only, hence this file.
 
-These functions pass through the complex parts (real, imag, conj,
-angle, abs) only; the other operations act on real values.
+Inside a derivative, adjoints follow JAX's convention (holomorphic rules
+multiply by f'(z), no conjugate); a gradient that went through a
+non-holomorphic step conjugates its results once at the end. The first
+functions pass through the complex parts only; the later ones have
+holomorphic complex steps (products, exp, matmul, a loop, a call) that
+end in a real value through real, imag, abs, angle, vdot or norm.
 """
 import numpy as np
 import pytest
 
 import tangent_ad as tad
+from tangent_ad.optimize.staging import variants
 
 W = np.array([0.3, -1.2, 0.7])
 Z = np.array([1.0 + 2.0j, -0.5 + 0.3j, 0.2 - 1.0j])
@@ -56,6 +61,115 @@ FUNCTIONS = [real_part, imag_part, parts_as_attributes, modulus,
              squared_modulus, argument, conjugate, conjugate_method]
 
 
+C = np.array([0.5 - 1.0j, 2.0 + 0.5j, -0.3 + 0.8j])
+A = np.array([[1.0 + 0.5j, -0.2 + 1.0j, 0.3 + 0.0j],
+              [0.4 - 0.7j, 2.0 + 0.1j, -0.5 + 0.5j],
+              [0.0 + 0.3j, 0.6 - 0.2j, 1.5 - 1.0j]])
+B = np.array([[0.2 - 0.4j, 1.0 + 0.0j], [-0.7 + 0.3j, 0.5 + 0.5j],
+              [0.1 + 0.9j, -1.0 + 0.2j]])
+
+
+def real_of_square(z):
+    return np.sum(np.real(z * z))
+
+
+def product_with_a_constant(z):
+    return np.sum(np.imag(z * C) * W)
+
+
+def division(z):
+    return np.sum(np.abs(C / (z + 2.0)) ** 2)
+
+
+def exp_sin_log(z):
+    return np.sum(np.real(np.exp(z) * W) + np.imag(np.sin(z)) + np.angle(np.log(z)))
+
+
+def power_sqrt_tanh(z):
+    return np.sum(np.abs(z ** 3 + np.sqrt(z) - np.tanh(z)))
+
+
+def reductions(z):
+    return np.real(np.mean(z * z)) + np.sum(np.abs(np.cumsum(z * C)))
+
+
+def reshape_transpose(z):
+    m = np.reshape(z, (3, 1)) * np.reshape(C, (1, 3))
+    return np.sum(np.imag(np.transpose(m) * W))
+
+
+def vdot_of_products(z):
+    return np.real(np.vdot(z * z, C)) + np.imag(np.vdot(C, np.exp(z)))
+
+
+def loop(z):
+    y = z
+    for i in range(3):
+        y = y * z + C
+    return np.sum(np.abs(y))
+
+
+def branch(z):
+    if np.sum(np.real(z)) > 0.0:
+        y = z * z
+    else:
+        y = np.exp(z)
+    return np.sum(np.real(y) * W)
+
+
+def cube_plus(z):
+    return z * z * z + 1j * z
+
+
+def helper_call(z):
+    return np.sum(np.imag(cube_plus(z)) * W)
+
+
+def modulus_of(z):
+    return np.abs(z)
+
+
+def nonholomorphic_only_in_a_helper(z):
+    return np.sum(modulus_of(z * C))
+
+
+HOLOMORPHIC_STEPS = [real_of_square, product_with_a_constant, division, exp_sin_log,
+                     power_sqrt_tanh, reductions, reshape_transpose, vdot_of_products,
+                     loop, branch, helper_call, nonholomorphic_only_in_a_helper]
+
+
+def matmul(a):
+    return np.linalg.norm(a @ B)
+
+
+def dot(a):
+    return np.sum(np.abs(np.dot(a, C)))
+
+
+def einsum(a):
+    return np.real(np.einsum("ij,jk->", a, B) * (1.0 + 2.0j))
+
+
+def tensordot(a):
+    return np.angle(np.sum(np.tensordot(a, B, axes=1)))
+
+
+def solve(a):
+    return np.sum(np.abs(np.linalg.solve(a, C)) ** 2)
+
+
+def inverse(a):
+    return np.sum(np.real(np.linalg.inv(a)) * np.imag(A))
+
+
+def solve_matrix_and_vdot(a):
+    x = np.linalg.solve(a, B)
+    return np.real(np.vdot(x, a @ B))
+
+
+MATRIX_FUNCTIONS = [matmul, dot, einsum, tensordot, solve, inverse, solve_matrix_and_vdot]
+
+
 def complex_numerical_grad(f, z, eps=1e-6):
     """df/dRe z + i df/dIm z by central differences, in complex128."""
     z = np.asarray(z, dtype=np.complex128)
@@ -84,6 +198,41 @@ def test_complex64_stays_complex64(f):
     np.testing.assert_allclose(got, complex_numerical_grad(f, Z), rtol=2e-3, atol=2e-4)
 
 
+@pytest.mark.parametrize("f", HOLOMORPHIC_STEPS, ids=lambda f: f.__name__)
+def test_holomorphic_steps_of_a_complex_argument(f):
+    got = tad.grad(f)(Z)
+    assert got.dtype == np.complex128
+    np.testing.assert_allclose(got, complex_numerical_grad(f, Z), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("f", MATRIX_FUNCTIONS, ids=lambda f: f.__name__)
+def test_linear_algebra_of_a_complex_matrix(f):
+    got = tad.grad(f)(A)
+    assert got.dtype == np.complex128
+    np.testing.assert_allclose(got, complex_numerical_grad(f, A), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("f", [real_of_square, exp_sin_log, power_sqrt_tanh, helper_call],
+                         ids=lambda f: f.__name__)
+def test_complex64_stays_complex64_through_holomorphic_steps(f):
+    got = tad.grad(f)(Z.astype(np.complex64))
+    assert got.dtype == np.complex64
+    np.testing.assert_allclose(got, complex_numerical_grad(f, Z), rtol=2e-3, atol=2e-3)
+
+
+def test_the_gradient_of_real_z_squared_is_twice_the_conjugate():
+    np.testing.assert_allclose(tad.grad(real_of_square)(Z), 2 * np.conj(Z))
+
+
+def test_two_complex_arguments():
+    def f(z, w):
+        return np.sum(np.abs(z * w + np.exp(w)))
+
+    gz, gw = tad.grad(f, wrt=(0, 1))(Z, C)
+    np.testing.assert_allclose(gz, complex_numerical_grad(lambda z: f(z, C), Z), rtol=1e-6)
+    np.testing.assert_allclose(gw, complex_numerical_grad(lambda w: f(Z, w), C), rtol=1e-6)
+
+
 def test_the_convention_descends():
     """One step against the gradient lowers |z|^2."""
     z = Z - 0.1 * tad.grad(squared_modulus)(Z)
@@ -96,3 +245,73 @@ def test_real_argument_of_a_complex_part_gets_a_real_gradient():
     assert tad.grad(imag_part)(x).dtype == np.float64
     np.testing.assert_array_equal(tad.grad(imag_part)(x), np.zeros(3))
     np.testing.assert_array_equal(tad.grad(real_part)(x), W)
+
+
+def through_complex(x):
+    return np.sum(np.abs(x * (1.0 + 2.0j)) + np.real(np.exp(1j * x)))
+
+
+def test_real_argument_through_complex_steps_gets_a_real_gradient():
+    x = np.array([0.5, -2.0, 1.5])
+    got = tad.grad(through_complex)(x)
+    assert got.dtype == np.float64
+    expected = np.sqrt(5.0) * np.sign(x) - np.sin(x)
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+    got32 = tad.grad(through_complex)(x.astype(np.float32))
+    assert got32.dtype == np.float32
+
+
+def test_a_python_float_through_complex_steps_gets_a_float():
+    def f(x):
+        return abs(x * (1.0 + 2.0j))
+
+    got = tad.grad(f)(-1.5)
+    assert isinstance(got, float)
+    assert got == pytest.approx(-np.sqrt(5.0))
+
+
+def test_only_gradients_through_a_nonholomorphic_step_convert():
+    """Real code is left as it was; the conversion comes once, at the end,
+    also when the non-holomorphic step is in a called function."""
+    def square(x):
+        return np.sum(x * x)
+
+    assert "conj_complex" not in tad.show_source(tad.grad(square))
+    source = tad.show_source(tad.grad(nonholomorphic_only_in_a_helper))
+    top, pullback = source.split("def pullback_modulus_of")
+    assert top.count("conj_complex") == 1 and "conj_complex" not in pullback
+    assert "bz = conj_complex(bz)\n    return bz" in top
+
+
+def test_staging_drops_the_conversion_for_real_arguments():
+    df = tad.grad(modulus)
+    x = np.array([0.5, -2.0, 1.5])
+    for _ in range(3):
+        np.testing.assert_array_equal(df(x), W * np.sign(x))
+    (copy,) = variants(df).values()
+    assert "conj" not in copy and "bz = bt * np.sign(z)\n    return bz" in copy
+    np.testing.assert_allclose(df(Z), complex_numerical_grad(modulus, Z), rtol=1e-6)
+
+
+# ---- vjp of complex outputs ---------------------------------------------------
+# With no non-holomorphic step, vjp returns ct * f'(z) (JAX's convention);
+# through one, the gradient (grad's convention) of Re(sum(ct * f(z))).
+
+def test_vjp_of_a_holomorphic_function_is_ct_times_the_derivative():
+    ct = np.array([1.0 - 0.5j, 0.3 + 2.0j, -1.0 + 0.0j])
+
+    def f(z):
+        return z * z * C
+
+    np.testing.assert_allclose(tad.vjp(f)(Z, ct), ct * 2 * Z * C)
+
+
+def test_vjp_through_a_nonholomorphic_step_is_a_gradient_of_the_real_part():
+    ct = np.array([1.0 - 0.5j, 0.3 + 2.0j, -1.0 + 0.0j])
+
+    def f(z):
+        return np.conj(z) * z * C
+
+    got = tad.vjp(f)(Z, ct)
+    expected = complex_numerical_grad(lambda z: np.sum(np.real(ct * f(z))), Z)
+    np.testing.assert_allclose(got, expected, rtol=1e-6)

@@ -76,9 +76,19 @@ def test_grad_norm_ord_zero_has_a_zero_derivative():
     np.testing.assert_array_equal(runtime.grad_norm(1.0, 2.0, x, 0), np.zeros(3))
 
 
-def test_unpad_refuses_other_modes():
-    with pytest.raises(NotImplementedError, match="mode='constant'"):
-        runtime.unpad(np.ones(4), 1, "edge")
+def test_unpad_refuses_modes_that_compute_values():
+    with pytest.raises(NotImplementedError, match="not 'linear_ramp'"):
+        runtime.unpad(np.ones(4), 1, "linear_ramp")
+
+
+@pytest.mark.parametrize("mode", ["edge", "reflect", "symmetric", "wrap"])
+def test_unpad_is_the_transpose_of_np_pad(mode):
+    """<pad(x), g> == <x, unpad(g)> for random x and g."""
+    rng = np.random.default_rng(0)
+    x, widths = rng.normal(size=(3, 4)), ((4, 1), (0, 6))
+    g = rng.normal(size=np.pad(x, widths, mode).shape)
+    assert np.sum(np.pad(x, widths, mode) * g) == pytest.approx(
+        np.sum(x * runtime.unpad(g, widths, mode)))
 
 
 def test_digamma_matches_the_derivative_of_log_gamma():

@@ -24,6 +24,7 @@ import numpy as np
 from tangent_ad.ad import calls, checkpointing, saving, templates
 from tangent_ad.errors import InternalError, UnsupportedSyntaxError
 from tangent_ad.frontend import generated
+from tangent_ad.naming import COMPLEX_NOTE
 from tangent_ad.nodes import STACK, assign, call, call_name, comment, const, name, pop
 from tangent_ad.registry import REGISTRY
 
@@ -167,6 +168,8 @@ class _Reverse:
         if isinstance(value, (gast.Tuple, gast.List, gast.Dict)):
             return self.literal_expansion(value, target)
         func = self.ctx.resolved.get(value)
+        if REGISTRY.is_nonholomorphic(func):
+            self.ctx.facts["nonholomorphic"] = True
         if func is None or REGISTRY.is_zero(func) or not isinstance(
                 value, (gast.Call, gast.BinOp, gast.UnaryOp, gast.Subscript)):
             return []  # constants, globals, comparisons: nothing flows back
@@ -303,6 +306,26 @@ class _Reverse:
             items = gast.Subscript(value=items, slice=gast.Slice(
                 lower=None, upper=name(counter), step=None), ctx=gast.Load())
         return call("reversed", items)
+
+
+def conjugate_complex_results(tree, ctx):
+    """Conjugate the adjoints the (optimized) top-level derivative `tree`
+    returns, with ``bz = conj_complex(bz)`` before its return: the step
+    from JAX's convention to df/dRe z + i df/dIm z, which a real value
+    needs only when a non-holomorphic rule was used."""
+    ret = tree.body[-1]
+    results = ret.value.elts[1] if ctx.preserve_result else ret.value
+    names = [ctx.namer.adjoint(param) for param in ctx.wrt]
+    atoms = results.elts if len(names) > 1 else [results]
+    stmts = []
+    if [getattr(atom, "id", None) for atom in atoms] == names:
+        stmts = [assign(n, call("conj_complex", name(n))) for n in names]
+    elif ctx.preserve_result:  # an expression, or one adjoint returned twice
+        ret.value.elts[1] = call("conj_complex", results)
+    else:
+        ret.value = call("conj_complex", results)
+    tree.body[-1:-1] = [comment(COMPLEX_NOTE)] + stmts
+    return gast.fix_missing_locations(tree)
 
 
 def _maybe_containers(body, ctx):

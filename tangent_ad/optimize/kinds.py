@@ -269,6 +269,8 @@ class Kinds:
             return self._like_first(func, args)
         if func in ("unbroadcast", "grad_matmul_lhs", "grad_matmul_rhs"):
             return self._adjoint_helper(func, args)
+        if func == "conj_complex" and len(args) == 1:
+            return self.of(args[0])
         return None
 
     def _reduce(self, func, arg):
@@ -326,6 +328,12 @@ class Kinds:
                 and not g.python and g.dtype.kind in "fc":
             return target
         return None
+
+
+def is_real(kind):
+    """A kind whose values are never complex (a known kind only)."""
+    return kind is not None and kind != BOTTOM and kind.box != "complex" and \
+        (kind.python or kind.dtype.kind != "c")
 
 
 def is_python_float_like(kind):

@@ -10,6 +10,10 @@ values, shapes and dtypes for those kinds:
   ``grad_matmul_rhs(g, a, b)`` -> ``a.T @ g`` for matrices (and their
   matrix-vector and outer-product forms for vectors);
 * ``np.size(x)`` -> its value; ``ensure_scalar(v)`` goes for a scalar `v`;
+* ``np.conj(x)`` -> ``x`` for a real `x`, and a gradient's closing
+  ``bx = conj_complex(bx)`` goes (with its comment) for a real `bx` or
+  when every argument is real (the conjugate would change only the
+  imaginary part of a real argument's adjoint, which has no meaning);
 * a *fill* ``f = np.full_like(x, s)`` (a Python number `s` spread over an
   array) meets arithmetic: ``f * y`` -> ``y * s`` and ``f / y`` ->
   ``s / y`` for a `y` of `f`'s kind, ``f * c`` -> ``np.full_like(x, s * c)``
@@ -29,8 +33,9 @@ import gast
 import numpy as np
 
 from tangent_ad.analysis import cfg, dataflow
-from tangent_ad.nodes import call, call_name, const, is_pop, is_push
-from tangent_ad.optimize.kinds import BOTTOM, Kinds, is_python_float_like
+from tangent_ad.naming import COMPLEX_NOTE
+from tangent_ad.nodes import call, call_name, const, is_comment, is_pop, is_push
+from tangent_ad.optimize.kinds import BOTTOM, Kinds, is_python_float_like, is_real
 
 
 def run(tree, params, unit=None, given=()):
@@ -39,8 +44,10 @@ def run(tree, params, unit=None, given=()):
     has specialized call the copies."""
     kinds = Kinds(tree, params, unit, given)
     fills = _fills(tree, kinds)
-    tree = _Rewriter(kinds, fills, unit).visit(tree)
+    real = bool(params) and all(is_real(k) for k in params.values())
+    tree = _Rewriter(kinds, fills, unit, real).visit(tree)
     tree.body = [s for s in tree.body if not _scalar_check(s, kinds)]
+    _drop_real_conversions(tree)
     _drop_dead_restores(tree)
     return tree
 
@@ -101,10 +108,11 @@ def _exact_scaling(kind, c):
 
 
 class _Rewriter(gast.NodeTransformer):
-    def __init__(self, kinds, fills, unit):
+    def __init__(self, kinds, fills, unit, real_arguments=False):
         self.kinds = kinds
         self.fills = fills
         self.unit = unit
+        self.real_arguments = real_arguments
 
     def fill(self, node):
         """Fresh copies of (x, s) when `node` is a fill, by name or written out."""
@@ -169,6 +177,10 @@ class _Rewriter(gast.NodeTransformer):
             return node
         if func == "zeros_like" and len(args) == 1:
             return self._zeros(node, args[0])
+        if func in ("np.conj", "conj_complex") and len(args) == 1 and (
+                is_real(self.kinds.of(args[0])) or
+                func == "conj_complex" and self.real_arguments):
+            return args[0]
         if func == "np.size" and len(args) == 1 and not self.kinds.is_placeholder(args[0]):
             kind = self.kinds.of(args[0])
             if kind is not None:
@@ -238,6 +250,18 @@ def _scalar_check(stmt, kinds):
         return False
     kind = kinds.of(stmt.value.args[0])
     return kind is not None and kind.size == 1
+
+
+def _drop_real_conversions(fdef):
+    """Drop ``bx = bx`` (a ``conj_complex`` the rewriter removed) and the
+    comment of the conversion when no ``conj_complex`` is left."""
+    fdef.body = [s for s in fdef.body if not (
+        isinstance(s, gast.Assign) and isinstance(s.value, gast.Name) and
+        isinstance(s.targets[0], gast.Name) and s.targets[0].id == s.value.id)]
+    if not any(call_name(n) == "conj_complex" for n in gast.walk(fdef)
+               if isinstance(n, gast.Call)):
+        fdef.body = [s for s in fdef.body if not (
+            is_comment(s) and s.value.args[0].value == COMPLEX_NOTE)]
 
 
 # ---- dead restores ------------------------------------------------------------

@@ -9,7 +9,7 @@ import numpy as np
 from tangent_ad.errors import NonScalarOutputError
 from tangent_ad.runtime.structures import unindex_container
 
-__all__ = ["ensure_scalar", "unbroadcast", "unreduce", "unreduce_mean", "unindex", "inverse_permutation", "cast_like", "dsinc", "digamma"]
+__all__ = ["ensure_scalar", "unbroadcast", "unreduce", "unreduce_mean", "unindex", "inverse_permutation", "cast_like", "conj_complex", "dsinc", "digamma"]
 
 
 _ndarray = np.ndarray
@@ -151,6 +151,31 @@ def cast_like(g, x):
     if np.iscomplexobj(g) and not np.iscomplexobj(x):
         g = np.real(g)
     return _like(g, x)
+
+
+def conj_complex(g):
+    """`g` with every complex entry conjugated; real values pass unchanged.
+
+    Adjoints inside a derivative follow JAX's convention; a gradient that
+    went through a non-holomorphic step (``np.real``, ``np.abs``, ...)
+    conjugates its results once, with this, to return df/dRe z + i df/dIm z.
+    Tuples, lists and dicts of adjoints are converted entry by entry.
+
+    >>> conj_complex(np.array([1.0 + 2.0j]))
+    array([1.-2.j])
+    >>> conj_complex((1.5, {"w": 2j}))
+    (1.5, {'w': -2j})
+    """
+    if type(g) is float or type(g) is _ndarray and g.dtype.kind != "c":
+        return g  # the real case, decided by two type checks
+    if isinstance(g, (tuple, list)):
+        items = [conj_complex(v) for v in g]
+        return type(g)(*items) if hasattr(g, "_fields") else type(g)(items)
+    if isinstance(g, dict):
+        return {k: conj_complex(v) for k, v in g.items()}
+    if type(g) is complex:
+        return g.conjugate()
+    return np.conj(g) if np.iscomplexobj(g) else g
 
 
 def dsinc(x):

@@ -1,6 +1,11 @@
 """Runtime helpers of the linear-algebra rules (templates/numpy_linalg.py):
 the adjoint of each operand of a product (``grad_X_lhs``/``grad_X_rhs``)
-or of a decomposition, for operands of any rank."""
+or of a decomposition, for operands of any rank.
+
+Products are holomorphic, so complex operands need no conjugate: adjoints
+follow JAX's convention (the adjoint of `a` in ``a @ b`` is ``g @ b.T``),
+and a gradient conjugates its results once at the end when it has to
+(``core.conj_complex``)."""
 import numpy as np
 
 from tangent_ad.runtime.core import _axes, _like, unbroadcast
@@ -116,7 +121,7 @@ def grad_tensordot_lhs(g, a, b, axes=2):
     a_axes, b_axes = _tensordot_axes(a, b, axes)
     a_free = [i for i in range(np.ndim(a)) if i not in a_axes]
     b_free = [i for i in range(np.ndim(b)) if i not in b_axes]
-    ga = np.tensordot(g, _conj(b), axes=(list(range(len(a_free), np.ndim(g))), b_free))
+    ga = np.tensordot(g, b, axes=(list(range(len(a_free), np.ndim(g))), b_free))
     order = a_free + [a_axes[b_axes.index(i)] for i in sorted(b_axes)]
     return _like(np.transpose(ga, np.argsort(order)), a)
 
@@ -132,7 +137,7 @@ def grad_tensordot_rhs(g, a, b, axes=2):
     a_axes, b_axes = _tensordot_axes(a, b, axes)
     a_free = [i for i in range(np.ndim(a)) if i not in a_axes]
     b_free = [i for i in range(np.ndim(b)) if i not in b_axes]
-    gb = np.tensordot(_conj(a), g, axes=(a_free, list(range(len(a_free)))))
+    gb = np.tensordot(a, g, axes=(a_free, list(range(len(a_free)))))
     order = [b_axes[a_axes.index(i)] for i in sorted(a_axes)] + b_free
     return _like(np.transpose(gb, np.argsort(order)), b)
 
@@ -160,11 +165,6 @@ def grad_dot_rhs(g, a, b):
     return grad_tensordot_rhs(g, a, b, _dot_axes(a, b))
 
 
-def _conj(x):
-    """The complex conjugate of a complex `x`; a real `x` itself."""
-    return np.conj(x) if np.iscomplexobj(x) else x
-
-
 def grad_kron_lhs(g, a, b):
     """Adjoint of `a` in ``np.kron(a, b)``: each block of `g` against `b`.
 
@@ -172,7 +172,7 @@ def grad_kron_lhs(g, a, b):
     array([6., 6.])
     """
     blocks, sa, sb = _kron_blocks(g, a, b)
-    weights = np.reshape(_conj(b), [k for n in sb for k in (1, n)])
+    weights = np.reshape(b, [k for n in sb for k in (1, n)])
     summed = np.sum(blocks * weights, axis=tuple(range(1, 2 * len(sb), 2)))
     return _like(np.reshape(summed, np.shape(a)), a)
 
@@ -184,7 +184,7 @@ def grad_kron_rhs(g, a, b):
     array([3., 3., 3.])
     """
     blocks, sa, sb = _kron_blocks(g, a, b)
-    weights = np.reshape(_conj(a), [k for n in sa for k in (n, 1)])
+    weights = np.reshape(a, [k for n in sa for k in (n, 1)])
     summed = np.sum(blocks * weights, axis=tuple(range(0, 2 * len(sa), 2)))
     return _like(np.reshape(summed, np.shape(b)), b)
 
@@ -214,7 +214,7 @@ def grad_einsum(g, operands):
     grads = [None]
     for k, x in enumerate(operands[1:]):
         subs = [output] + [s for j, s in enumerate(inputs) if j != k]
-        values = [g] + [_conj(a) for j, a in enumerate(operands[1:]) if j != k]
+        values = [g] + [a for j, a in enumerate(operands[1:]) if j != k]
         dtype = np.result_type(g, x)
         target = ""
         for c in inputs[k]:
@@ -272,7 +272,7 @@ def grad_solve_rhs(g, a, x):
     >>> grad_solve_rhs(np.array([2.0, 4.0]), 2.0 * np.eye(2), np.zeros(2))
     array([1., 2.])
     """
-    at = matrix_transpose(_conj(a))
+    at = matrix_transpose(a)
     if np.ndim(x) == np.ndim(a) - 1:  # b was a vector
         return np.linalg.solve(at, g[..., None])[..., 0]
     return np.linalg.solve(at, g)
@@ -287,9 +287,9 @@ def grad_solve_lhs(gb, a, x):
            [-2., -0.]])
     """
     if np.ndim(x) == np.ndim(a) - 1:
-        ga = -gb[..., :, None] * _conj(x)[..., None, :]
+        ga = -gb[..., :, None] * x[..., None, :]
     else:
-        ga = -np.matmul(gb, matrix_transpose(_conj(x)))
+        ga = -np.matmul(gb, matrix_transpose(x))
     return unbroadcast(ga, a)
 
 

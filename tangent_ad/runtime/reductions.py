@@ -48,7 +48,8 @@ def grad_norm(g, norm, x, ord=None, axis=None, keepdims=False):
 
     Vector norms: any ord (the max/min element for +-inf, shared among
     ties). Matrix norms: 'fro', 'nuc', 1, -1, inf, -inf (the extreme
-    column or row sum) and 2, -2 (the extreme singular pair).
+    column or row sum) and 2, -2 (the extreme singular pair). For complex
+    entries the slope is conjugated (JAX's convention, see conj_complex).
 
     >>> grad_norm(1.0, 5.0, np.array([3.0, 4.0]))
     array([0.6, 0.8])
@@ -62,6 +63,8 @@ def grad_norm(g, norm, x, ord=None, axis=None, keepdims=False):
         slope = _vector_norm_slope(x, norm, ord, axes[0])
     else:
         slope = _matrix_norm_slope(x, ord, axes)
+    if np.iscomplexobj(slope):
+        slope = np.conj(slope)
     return _like(g * slope, x)
 
 

@@ -63,18 +63,40 @@ def unrepeat(g, x, repeats, axis=None):
 
 
 def unpad(g, pad_width, mode="constant"):
-    """Adjoint of ``np.pad(x, pad_width)`` in constant mode: `g` without
-    the padding.
+    """Adjoint of ``np.pad(x, pad_width, mode)``: `g` without the padding
+    in mode 'constant'; in the modes that copy entries of `x` ('edge',
+    'reflect', 'symmetric', 'wrap') each copy's adjoint is also added back
+    to the entry it copies, axis by axis in the reverse of np.pad's order.
 
     >>> unpad(np.arange(6.0), (1, 2))
     array([1., 2., 3.])
+    >>> unpad(np.array([1.0, 2.0, 3.0, 4.0]), (1, 1), "edge")
+    array([3., 7.])
     """
-    if mode != "constant":
-        raise NotImplementedError(
-            f"tangent_ad differentiates np.pad only in mode='constant', not {mode!r}")
     width = np.broadcast_to(np.asarray(pad_width), (np.ndim(g), 2))
-    return g[tuple(slice(int(before), n - int(after))
-                   for (before, after), n in zip(width, np.shape(g)))]
+    if mode == "constant":
+        return g[tuple(slice(int(before), n - int(after))
+                       for (before, after), n in zip(width, np.shape(g)))]
+    if mode not in ("edge", "reflect", "symmetric", "wrap"):
+        raise NotImplementedError(
+            f"tangent_ad differentiates np.pad in modes 'constant', 'edge', "
+            f"'reflect', 'symmetric' and 'wrap', not {mode!r}")
+    for axis in reversed(range(np.ndim(g))):
+        before, after = (int(w) for w in width[axis])
+        if before or after:
+            g = _fold_padding(g, axis, before, after, mode)
+    return g
+
+
+def _fold_padding(g, axis, before, after, mode):
+    """The adjoint of padding one axis: np.pad of the indices 0..n-1 says
+    which entry each padded position copies; add `g` there."""
+    n = np.shape(g)[axis] - before - after
+    source = np.pad(np.arange(n), (before, after), mode)
+    moved = np.moveaxis(g, axis, -1)
+    out = np.zeros(np.shape(moved)[:-1] + (n,), dtype=np.result_type(g))
+    np.add.at(out, (..., source), moved)
+    return np.moveaxis(out, -1, axis)
 
 
 def undiagonal(g, x, offset=0, axis1=0, axis2=1):

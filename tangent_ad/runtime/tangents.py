@@ -208,9 +208,9 @@ def jvp_grad_solve_rhs(dg, da, y, a, x):
     array([0., 0.])
     """
     if np.ndim(x) == np.ndim(a) - 1:  # b was a vector
-        shift = np.matmul(matrix_transpose(np.conj(da)), y[..., None])[..., 0]
+        shift = np.matmul(matrix_transpose(da), y[..., None])[..., 0]
     else:
-        shift = np.matmul(matrix_transpose(np.conj(da)), y)
+        shift = np.matmul(matrix_transpose(da), y)
     return grad_solve_rhs(dg - shift, a, x)
 
 
