@@ -34,10 +34,14 @@ def _like(g, x):
     """Return `g` as a value of `x`'s kind: a Python float for a Python
     number, otherwise an array (or NumPy scalar) of `x`'s dtype."""
     if isinstance(x, (float, int)) and not isinstance(x, bool):
+        if type(g) is not float and np.iscomplexobj(g):
+            g = np.real(g)  # a real argument's adjoint: the real part
         return float(g) if np.ndim(g) == 0 else g
     dtype = getattr(x, "dtype", None)
     if dtype is not None and getattr(g, "dtype", dtype) != dtype and \
             np.issubdtype(dtype, np.inexact):
+        if np.iscomplexobj(g) and not np.issubdtype(dtype, np.complexfloating):
+            g = np.real(g)
         return np.asarray(g).astype(dtype, copy=False).reshape(np.shape(x))
     return g
 
