@@ -89,7 +89,7 @@ def det(result, a):
 
 @adjoint(np.linalg.eigh)
 def eigh(result, a, UPLO="L"):
-    """Needs distinct eigenvalues. Not usable yet: indexing the result fails."""
+    """Needs distinct eigenvalues."""
     d[a] = grad_eigh_pair(d[result], result)
 
 
