@@ -161,3 +161,11 @@ def test_jvp_grad_eigh_is_linear_in_the_adjoints():
     still = (np.zeros(3), np.zeros((3, 3)))
     got = runtime.jvp_grad_eigh((gw, gv), still, (np.zeros(3), np.zeros((3, 3))), eigen)
     np.testing.assert_allclose(got, runtime.grad_eigh((gw, gv), eigen), rtol=1e-12, atol=1e-12)
+
+
+def test_the_decompositions_tangents_refuse_complex_matrices():
+    x = np.eye(2) * (1.0 + 1.0j)
+    with pytest.raises(NotImplementedError, match="real matrices only"):
+        runtime.jvp_singular_slope(x, x, "nuc", (0, 1))
+    with pytest.raises(NotImplementedError, match="cholesky"):
+        runtime.jvp_grad_cholesky(x, x, x, x, x)

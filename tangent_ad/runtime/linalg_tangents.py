@@ -28,6 +28,15 @@ def _sym(s):
     return 0.5 * (s + matrix_transpose(s))
 
 
+def _real_only(name, *values):
+    """Refuse complex values rather than return a wrong tangent: these
+    formulas transpose where complex matrices need conjugate transposes,
+    and the complex SVD has a phase freedom they do not account for."""
+    if any(np.iscomplexobj(v) for v in values):
+        raise NotImplementedError(
+            f"the second derivative of {name} is implemented for real matrices only")
+
+
 def _halve_diagonal(m):
     """`m` with its diagonal halved: the lower triangle of L^T dA that
     Cholesky's derivative keeps counts the diagonal once, not twice."""
@@ -51,6 +60,7 @@ def jvp_grad_cholesky(dg, dlower, result, g, lower, upper=False):
     >>> jvp_grad_cholesky(np.zeros((1, 1)), np.ones((1, 1)), np.array([[0.25]]), g, L)
     array([[-0.125]])
     """
+    _real_only("np.linalg.cholesky", dg, dlower, g, lower)
     if upper:
         dg, dlower, g, lower = (matrix_transpose(m) for m in (dg, dlower, g, lower))
     inverse = np.linalg.inv(lower)
@@ -95,6 +105,7 @@ def jvp_grad_eigh(dg, deigen, g, eigen):
            [0., 0.]])
     """
     (gw, gv), (dgw, dgv), (w, v), (dw, dv) = g, dg, eigen, deigen
+    _real_only("np.linalg.eigh", v, gv, dgv, dv)
     n = np.shape(w)[-1]
     eye = np.eye(n, dtype=v.dtype)
     vt = matrix_transpose(v)
@@ -142,6 +153,7 @@ def jvp_singular_slope(dx, x, ord, axes):
     array([[0.        , 0.66666667],
            [0.33333333, 0.        ]])
     """
+    _real_only(f"np.linalg.norm(x, {ord!r})", x, dx)
     a = np.moveaxis(x, axes, (-2, -1))
     da = np.moveaxis(dx, axes, (-2, -1))
     u, s, vh = np.linalg.svd(a, full_matrices=False)
