@@ -11,7 +11,7 @@ import numpy as np
 
 from tangent_ad.registry import adjoint, nonholomorphic
 from tangent_ad.runtime import (
-    grad_cholesky, grad_dot_lhs, grad_dot_rhs, grad_eigh, grad_einsum,
+    grad_cholesky, grad_dot_lhs, grad_dot_rhs, grad_eigh_pair, grad_einsum,
     grad_kron_lhs, grad_kron_rhs, grad_matmul_lhs, grad_matmul_rhs,
     grad_solve_lhs, grad_solve_rhs, grad_tensordot_lhs, grad_tensordot_rhs,
     matrix_transpose, unbroadcast)
@@ -93,8 +93,8 @@ def det(result, a):
 
 @adjoint(np.linalg.eigh)
 def eigh(result, a, UPLO="L"):
-    """Needs distinct eigenvalues. Not usable yet: indexing the result fails."""
-    d[a] = grad_eigh(d[result], result)
+    """Needs distinct eigenvalues."""
+    d[a] = grad_eigh_pair(d[result], result)
 
 
 @adjoint(np.linalg.inv)

@@ -12,20 +12,21 @@ adjoint of an operand of a product is also linear in the other operand
 tangent.
 
 The others: the slopes ``dsinc`` and ``digamma`` have slopes of their own
-(``d2sinc``, ``trigamma``); a norm's adjoint, an einsum's and a solve's
-have tangents written as runtime helpers (``jvp_grad_norm``, ...); helpers
-that compute axes, counts or fractions do not vary. Cholesky's and eigh's
-adjoints have no forward rule yet.
+(``d2sinc``, ``trigamma``); the adjoints of a norm, an einsum, a solve and
+the decompositions (Cholesky, eigh) have tangents written as runtime
+helpers (``jvp_grad_norm``, ``jvp_grad_cholesky``, ...); helpers that
+compute axes, counts or fractions do not vary.
 
 These rules have no reverse counterpart yet (differentiating generated
 code in reverse mode, ``grad(grad(f))``, needs them).
 """
 from tangent_ad.registry import tangent
 from tangent_ad.runtime import (
-    accumulate, cast_like, conj_complex, d2sinc, digamma, dsinc, grad_dot_lhs, grad_dot_rhs,
-    grad_einsum, grad_kron_lhs, grad_kron_rhs, grad_matmul_lhs, grad_matmul_rhs,
-    grad_norm, grad_solve_lhs, grad_solve_rhs, grad_tensordot_lhs,
-    grad_tensordot_rhs, inverse_permutation, jvp_grad_einsum, jvp_grad_norm,
+    accumulate, cast_like, conj_complex, d2sinc, digamma, dsinc, grad_cholesky,
+    grad_dot_lhs, grad_dot_rhs, grad_eigh_pair, grad_einsum, grad_kron_lhs,
+    grad_kron_rhs, grad_matmul_lhs, grad_matmul_rhs, grad_norm, grad_solve_lhs,
+    grad_solve_rhs, grad_tensordot_lhs, grad_tensordot_rhs, inverse_permutation,
+    jvp_grad_cholesky, jvp_grad_eigh, jvp_grad_einsum, jvp_grad_norm,
     jvp_grad_solve_rhs, linspace_fraction, matrix_transpose, segment_length,
     trigamma, unarray, unatleast, uncumsum, unconcatenate, undiag, undiagonal,
     undiff, unindex, unindex_container, unpad, unreduce, unreduce_max,
@@ -279,3 +280,18 @@ def grad_solve_rhs_rule(result, g, a, x):
 def grad_solve_lhs_rule(result, gb, a, x):
     """-gb x^T: linear in gb and in x."""
     d[result] = grad_solve_lhs(d[gb], a, x) + grad_solve_lhs(gb, a, d[x])
+
+
+# ---- adjoints of the decompositions ----------------------------------------------
+
+@tangent(grad_cholesky)
+def grad_cholesky_rule(result, g, lower, upper=False):
+    """Linear in g; the factor enters through L^T g and through L^-1."""
+    d[result] = jvp_grad_cholesky(d[g], d[lower], result, g, lower, upper)
+
+
+@tangent(grad_eigh_pair)
+def grad_eigh_pair_rule(result, g, eigen):
+    """Linear in g; the eigenvalues enter through 1 / (w_j - w_i), the
+    eigenvectors through V (...) V^T."""
+    d[result] = jvp_grad_eigh(d[g], d[eigen], g, eigen)

@@ -445,14 +445,7 @@ def test_the_new_transforms_are_exported():
 # ---- every rule's gradient, differentiated forward -------------------------------
 
 # Adjoints whose own derivative has no forward rule yet, by spec id prefix.
-NO_SECOND_DERIVATIVE = {
-    "np.linalg.cholesky": "no forward rule for grad_cholesky yet",
-    "np.linalg.eigh": "no forward rule for grad_eigh yet",
-    "np.linalg.norm(x, 2)": "matrix 2-norm: no second derivative yet",
-    "np.linalg.norm(x, -2)": "matrix 2-norm: no second derivative yet",
-    "np.linalg.norm(x, 'nuc')": "nuclear norm: no second derivative yet",
-    "np.linalg.norm(x, 2, axis=(2, 0)": "matrix 2-norm: no second derivative yet",
-}
+NO_SECOND_DERIVATIVE = {}
 
 
 def _rule_params():

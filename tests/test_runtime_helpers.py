@@ -1,7 +1,10 @@
 """The helpers of tangent_ad.runtime: their doctests, and the adjoints that
 the table of rule specs cannot reach yet through tad.grad (einsum, whose
 operands arrive as *args, and eigh, whose result is a pair), each checked
-against central differences of the NumPy function itself.
+against central differences of the NumPy function itself; and the
+tangents of the decompositions' adjoints on more shapes than the rule
+table has (tall, wide, stacked), against central differences of the
+adjoints.
 """
 import doctest
 
@@ -9,7 +12,7 @@ import numpy as np
 import pytest
 
 from tangent_ad import runtime
-from tangent_ad.testing import numerical_grad
+from tangent_ad.testing import check_jvp, numerical_grad
 
 
 @pytest.mark.parametrize("module", runtime.MODULES, ids=lambda m: m.__name__)
@@ -97,3 +100,82 @@ def test_digamma_matches_the_derivative_of_log_gamma():
         slope = (lgamma(x + 1e-6) - lgamma(x - 1e-6)) / 2e-6
         assert runtime.digamma(x) == pytest.approx(slope, rel=1e-6)
     assert runtime.digamma(np.float32(2.0)).dtype == np.float32
+
+
+# ---- tangents of the decompositions' adjoints, against central differences ------
+
+def _slope(x, ord, axes):
+    """The slope of a matrix norm, as its adjoint for g = 1 (keepdims)."""
+    norm = np.linalg.norm(x, ord, axes, keepdims=True)
+    return runtime.grad_norm(np.ones_like(norm), norm, x, ord, axes, True)
+
+
+@pytest.mark.parametrize("ord", [2, -2, "nuc"])
+@pytest.mark.parametrize("shape, axes", [((3, 4), (0, 1)), ((4, 3), (0, 1)),
+                                         ((3, 3), (1, 0)), ((3, 2, 4), (2, 0)),
+                                         ((2, 4, 3), (-2, -1))],
+                         ids=["wide", "tall", "square_transposed", "moved_axes", "stacked"])
+def test_jvp_singular_slope(ord, shape, axes):
+    x = np.random.default_rng(5).normal(size=shape)
+    check_jvp(lambda x: _slope(x, ord, axes),
+              lambda x, dx: (_slope(x, ord, axes),
+                             runtime.jvp_singular_slope(dx, x, ord, axes)), (x,))
+    t = runtime.jvp_singular_slope(np.ones(shape, np.float32), x.astype(np.float32), ord, axes)
+    assert t.dtype == np.float32 and t.shape == shape
+
+
+@pytest.mark.parametrize("upper", [False, True])
+@pytest.mark.parametrize("stack", [(), (2,)])
+def test_jvp_grad_cholesky(upper, stack):
+    rng = np.random.default_rng(6)
+    b = rng.normal(size=stack + (3, 4))
+    a = b @ np.swapaxes(b, -1, -2) + 3.0 * np.eye(3)
+    g = rng.normal(size=stack + (3, 3))
+
+    def adjoint(a, g):
+        return runtime.grad_cholesky(g, np.linalg.cholesky(a, upper=upper), upper)
+
+    def tangent(a, g, da, dg):
+        factor = np.linalg.cholesky(a, upper=upper)
+        result = runtime.grad_cholesky(g, factor, upper)
+        dfactor = runtime.jvp_cholesky(da, factor, upper)
+        return result, runtime.jvp_grad_cholesky(dg, dfactor, result, g, factor, upper)
+    check_jvp(adjoint, tangent, (a, g), wrt=(0, 1))
+
+
+@pytest.mark.parametrize("which", ["both", "values", "vectors"])
+def test_jvp_grad_eigh(which):
+    """Either adjoint of (w, v) may be None; `s + s.T` keeps the matrix
+    symmetric along every direction."""
+    rng = np.random.default_rng(8)
+    s = rng.normal(size=(2, 3, 3))
+    gw = rng.normal(size=(2, 3)) if which != "vectors" else None
+    gv = rng.normal(size=(2, 3, 3)) if which != "values" else None
+
+    def adjoint(s):
+        return runtime.grad_eigh_pair((gw, gv), np.linalg.eigh(s + np.swapaxes(s, -1, -2)))
+
+    def tangent(s, ds):
+        a, da = (m + np.swapaxes(m, -1, -2) for m in (s, ds))
+        eigen = np.linalg.eigh(a)
+        deigen = runtime.jvp_eigh(da, eigen)
+        return adjoint(s), runtime.jvp_grad_eigh((None, None), deigen, (gw, gv), eigen)
+    check_jvp(adjoint, tangent, (s,))
+
+
+def test_jvp_grad_eigh_is_linear_in_the_adjoints():
+    rng = np.random.default_rng(9)
+    s = rng.normal(size=(3, 3))
+    eigen = np.linalg.eigh(s + s.T)
+    gw, gv = rng.normal(size=3), rng.normal(size=(3, 3))
+    still = (np.zeros(3), np.zeros((3, 3)))
+    got = runtime.jvp_grad_eigh((gw, gv), still, (np.zeros(3), np.zeros((3, 3))), eigen)
+    np.testing.assert_allclose(got, runtime.grad_eigh((gw, gv), eigen), rtol=1e-12, atol=1e-12)
+
+
+def test_the_decompositions_tangents_refuse_complex_matrices():
+    x = np.eye(2) * (1.0 + 1.0j)
+    with pytest.raises(NotImplementedError, match="real matrices only"):
+        runtime.jvp_singular_slope(x, x, "nuc", (0, 1))
+    with pytest.raises(NotImplementedError, match="cholesky"):
+        runtime.jvp_grad_cholesky(x, x, x, x, x)

@@ -13,20 +13,25 @@ bookkeeping a reader can look up here:
 * ``loops``: the segment length of a checkpointed loop;
 * ``tangents``: forward-mode helpers (zero tangents, broadcasting a
   tangent to its result's shape, tangents of decompositions);
+* ``linalg_tangents``: the tangents of the decompositions' adjoints
+  (Cholesky's, eigh's, the matrix 2-norm's and nuclear norm's), for
+  forward mode over a gradient;
 * ``reductions``, ``shapes``, ``linalg``: the helpers of the NumPy rules,
   one per function whose adjoint is more than a line of NumPy: ``unX``
   undoes the data movement of ``np.X``, ``grad_X`` is the adjoint of an
   operand of a product or a decomposition.
 """
 from tangent_ad.runtime import (
-    core, linalg, loops, reductions, shapes, structures, tangents)
+    core, linalg, linalg_tangents, loops, reductions, shapes, structures, tangents)
 from tangent_ad.runtime.core import *  # noqa: F401,F403
 from tangent_ad.runtime.linalg import *  # noqa: F401,F403
+from tangent_ad.runtime.linalg_tangents import *  # noqa: F401,F403
 from tangent_ad.runtime.loops import *  # noqa: F401,F403
 from tangent_ad.runtime.reductions import *  # noqa: F401,F403
 from tangent_ad.runtime.shapes import *  # noqa: F401,F403
 from tangent_ad.runtime.structures import *  # noqa: F401,F403
 from tangent_ad.runtime.tangents import *  # noqa: F401,F403
 
-MODULES = (core, structures, loops, reductions, shapes, linalg, tangents)
+MODULES = (core, structures, loops, reductions, shapes, linalg, linalg_tangents,
+           tangents)
 __all__ = [name for module in MODULES for name in module.__all__]

@@ -10,6 +10,7 @@ import numpy as np
 
 from tangent_ad.runtime.core import _like, dsinc
 from tangent_ad.runtime.linalg import grad_einsum, grad_solve_rhs, matrix_transpose
+from tangent_ad.runtime.linalg_tangents import jvp_singular_slope
 from tangent_ad.runtime.reductions import grad_norm
 from tangent_ad.runtime.structures import zeros_like
 
@@ -153,9 +154,9 @@ def jvp_grad_norm(dg, dnorm, dx, g, norm, x, ord=None, axis=None, keepdims=False
     """The tangent of ``grad_norm(g, norm, x, ord, axis, keepdims)``, the
     adjoint ``g * slope`` of a norm, from the tangents of `g`, `norm` and
     `x`. The slope is x / norm for the 2-norm (and Frobenius),
-    sign(x) (|x| / norm)^(p-1) for a vector p-norm, and piecewise constant
-    for the others but the matrix 2-norm and nuclear norm, which are not
-    supported.
+    sign(x) (|x| / norm)^(p-1) for a vector p-norm, u_k v_k^T (a singular
+    pair) for the matrix 2-norm and -2-norm, U V^T for the nuclear norm
+    (``jvp_singular_slope``), and piecewise constant for the others.
 
     >>> jvp_grad_norm(0.0, 0.6, np.array([1.0, 0.0]), 1.0, 5.0, np.array([3.0, 4.0]))
     array([ 0.128, -0.096])
@@ -174,8 +175,9 @@ def jvp_grad_norm(dg, dnorm, dx, g, norm, x, ord=None, axis=None, keepdims=False
             (dx - np.sign(x) * size * dnorm / norm)
         tangent = tangent + g * slope
     elif len(axes) == 2 and ord in (2, -2, "nuc"):
-        raise NotImplementedError(
-            f"the second derivative of the matrix norm ord={ord!r} is not supported")
+        if not keepdims:
+            g = np.expand_dims(g, axes)
+        tangent = tangent + g * jvp_singular_slope(dx, x, ord, axes)
     return _like(tangent, x)
 
 
