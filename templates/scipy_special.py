@@ -45,9 +45,12 @@ if special is not None:
         d[x] = d[result] / (x * (1.0 - x))
 
     @adjoint(special.logsumexp)
-    def logsumexp(result, a, axis=None, keepdims=False):
+    def logsumexp(result, a, axis=None, b=1.0, keepdims=False):
+        """The scale factors b are differentiated too (their default 1.0 folds away)."""
         d[a] = unreduce(d[result], a, axis, keepdims) * \
-            np.exp(a - unreduce(result, a, axis, keepdims))
+            np.exp(a - unreduce(result, a, axis, keepdims)) * b
+        d[b] = unbroadcast(unreduce(d[result], a, axis, keepdims) *
+                           np.exp(a - unreduce(result, a, axis, keepdims)), b)
 
     @adjoint(special.softmax)
     def softmax(result, x, axis=None):

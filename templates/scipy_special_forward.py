@@ -44,9 +44,12 @@ if special is not None:
         d[result] = d[x] / (x * (1.0 - x))
 
     @tangent(special.logsumexp)
-    def logsumexp(result, a, axis=None, keepdims=False):
-        d[result] = np.sum(np.exp(a - unreduce(result, a, axis, keepdims)) * d[a], axis,
-                           keepdims=keepdims)
+    def logsumexp(result, a, axis=None, b=1.0, keepdims=False):
+        """The scale factors b are differentiated too (their default 1.0 folds away)."""
+        d[result] = np.sum(b * np.exp(a - unreduce(result, a, axis, keepdims)) * d[a], axis,
+                           keepdims=keepdims) + \
+            np.sum(np.exp(a - unreduce(result, a, axis, keepdims)) * d[b], axis,
+                   keepdims=keepdims)
 
     @tangent(special.softmax)
     def softmax(result, x, axis=None):

@@ -39,8 +39,6 @@ FORWARD_XFAIL = {  # spec id -> {dtype name: reason}, or a reason for both
     "scipy.special.xlogy(x, y) [x=float, y=(3,)]": {"float32": (
         "dtype: SciPy's xlogy of a Python float and a float32 array is "
         "float64; its tangent, computed with NumPy, is float32")},
-    "scipy.special.logsumexp(x, b=y) [x=(3,), y=(3,)]": (
-        "rule: the b= weights are not differentiated; tad.jvp refuses the call"),
 }
 
 MODULE_HEADER = '''\
