@@ -183,11 +183,15 @@ def complex_numerical_grad(f, z, eps=1e-6):
     return grad
 
 
+def check_complex_gradient(f, z):
+    got = tad.grad(f)(z)
+    assert got.dtype == np.complex128
+    np.testing.assert_allclose(got, complex_numerical_grad(f, z), rtol=1e-6, atol=1e-8)
+
+
 @pytest.mark.parametrize("f", FUNCTIONS, ids=lambda f: f.__name__)
 def test_gradient_of_a_complex_argument(f):
-    got = tad.grad(f)(Z)
-    assert got.dtype == np.complex128
-    np.testing.assert_allclose(got, complex_numerical_grad(f, Z), rtol=1e-6, atol=1e-8)
+    check_complex_gradient(f, Z)
 
 
 @pytest.mark.parametrize("f", FUNCTIONS, ids=lambda f: f.__name__)
@@ -200,16 +204,12 @@ def test_complex64_stays_complex64(f):
 
 @pytest.mark.parametrize("f", HOLOMORPHIC_STEPS, ids=lambda f: f.__name__)
 def test_holomorphic_steps_of_a_complex_argument(f):
-    got = tad.grad(f)(Z)
-    assert got.dtype == np.complex128
-    np.testing.assert_allclose(got, complex_numerical_grad(f, Z), rtol=1e-6, atol=1e-8)
+    check_complex_gradient(f, Z)
 
 
 @pytest.mark.parametrize("f", MATRIX_FUNCTIONS, ids=lambda f: f.__name__)
 def test_linear_algebra_of_a_complex_matrix(f):
-    got = tad.grad(f)(A)
-    assert got.dtype == np.complex128
-    np.testing.assert_allclose(got, complex_numerical_grad(f, A), rtol=1e-6, atol=1e-8)
+    check_complex_gradient(f, A)
 
 
 @pytest.mark.parametrize("f", [real_of_square, exp_sin_log, power_sqrt_tanh, helper_call],

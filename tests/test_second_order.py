@@ -6,6 +6,7 @@ reverse; ``tangent_ad/second_order.py``), so these tests also cover that
 rule's binding: every argument, several ``wrt``, the seed.
 """
 import inspect
+import itertools
 import linecache
 
 import numpy as np
@@ -53,13 +54,21 @@ def test_grad_of_grad_reads_as_a_hessian_vector_product():
 def _call_gradient(gradient, weights, params):
     """``def h(<params>): return np.sum(gradient(<params>) * weights)``,
     with readable source (the transformer reads it back)."""
-    source = (f"def h({', '.join(params)}):\n"
-              f"    return np.sum(gradient({', '.join(params)}) * weights)\n")
-    filename = f"<test h of {gradient.__name__} {id(weights)}>"
+    return _define(f"def h({', '.join(params)}):\n"
+                   f"    return np.sum(gradient({', '.join(params)}) * weights)\n",
+                   gradient=gradient, weights=weights)
+
+
+_SOURCES = itertools.count()
+
+
+def _define(source, **namespace):
+    """The function `source` defines, readable by inspect.getsource."""
+    filename = f"<test source {next(_SOURCES)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace = {"np": np, "gradient": gradient, "weights": weights}
+    namespace["np"] = np
     exec(compile(source, filename, "exec"), namespace)
-    return namespace["h"]
+    return namespace[source.split("(")[0].split()[-1]]
 
 
 ARRAY_CASES = [("control_flow", "conditional_expression"), ("control_flow", "rnn"),
@@ -86,14 +95,10 @@ def _call_jvp(forward, weights, params, tangents):
     """``h(<params>, <tangents>)``: a weighted sum of both outputs of the
     jvp `forward`, squared tangent included."""
     args = ", ".join(params + tangents)
-    source = (f"def h({args}):\n"
-              f"    value, slope = forward({args})\n"
-              f"    return np.sum(value * weights) + np.sum(slope ** 2)\n")
-    filename = f"<test h of {forward.__name__} {id(weights)}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace = {"np": np, "forward": forward, "weights": weights}
-    exec(compile(source, filename, "exec"), namespace)
-    return namespace["h"]
+    return _define(f"def h({args}):\n"
+                   f"    value, slope = forward({args})\n"
+                   f"    return np.sum(value * weights) + np.sum(slope ** 2)\n",
+                   forward=forward, weights=weights)
 
 
 @pytest.mark.parametrize("table, name", ARRAY_CASES)
