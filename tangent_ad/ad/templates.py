@@ -34,6 +34,7 @@ import builtins
 import functools
 import inspect
 import textwrap
+import types
 
 import gast
 
@@ -92,9 +93,8 @@ def bind(template, callee, args, keywords, *, where):
 
 
 def _bind_to_signature(callee, args, keywords):
-    try:
-        signature = inspect.signature(callee)
-    except (TypeError, ValueError):
+    signature = _signature(callee)
+    if signature is None:
         return None
     starred = args[-1].value if args and isinstance(args[-1], gast.Starred) else None
     if starred is not None:
@@ -115,6 +115,34 @@ def _bind_to_signature(callee, args, keywords):
             if starred is not None:
                 named[param.name] = starred
     return named
+
+
+def _signature(callee):
+    """`callee`'s signature, or None where Python cannot read one.
+
+    Cached for functions written in C (``operator.mul``, NumPy's
+    dispatchers): Python reads their signature by parsing its text form,
+    about 60 µs, and a transformation binds dozens of calls to the same
+    few. A Python function's signature is cheap to read and may change
+    (``__defaults__`` can be assigned), so it is read every time."""
+    if isinstance(callee, (types.FunctionType, types.MethodType)):
+        return _read_signature(callee)
+    try:
+        return _cached_signature(callee)
+    except TypeError:  # unhashable
+        return _read_signature(callee)
+
+
+@functools.lru_cache(maxsize=1024)
+def _cached_signature(callee):
+    return _read_signature(callee)
+
+
+def _read_signature(callee):
+    try:
+        return inspect.signature(callee)
+    except (TypeError, ValueError):
+        return None
 
 
 def _name(callee):
