@@ -97,20 +97,20 @@ class _Reverse:
                              + [gast.Return(value=value)])
             body = preamble + primal + [back, gast.Return(value=gast.Tuple(
                 elts=[returned, name("back")], ctx=gast.Load()))]
-            return gast.fix_missing_locations(_function(
+            return _function(
                 self.ctx.calls[(self.ctx.func, self.ctx.wrt, self.ctx.static_key())],
-                self.tree.args, None, body))
+                self.tree.args, None, body)
         if self.ctx.preserve_result:
             value = gast.Tuple(elts=[returned, value], ctx=gast.Load())
         body = preamble + primal + checks + seed + adjoint + [gast.Return(value=value)]
         args = self.tree.args
         if vjp:  # the cotangent has no default, so neither do the parameters before it
-            return gast.fix_missing_locations(_function(
+            return _function(
                 "vjp_" + derivative_name(self.tree.name, self.ctx.wrt)[1:],
-                list(args.args) + [OUTPUT_ADJOINT], [], body))
-        return gast.fix_missing_locations(_function(
+                list(args.args) + [OUTPUT_ADJOINT], [], body)
+        return _function(
             derivative_name(self.tree.name, self.ctx.wrt),
-            list(args.args) + [OUTPUT_ADJOINT], list(args.defaults) + [const(1.0)], body))
+            list(args.args) + [OUTPUT_ADJOINT], list(args.defaults) + [const(1.0)], body)
 
     # ---- the adjoint sweep ------------------------------------------------
 
