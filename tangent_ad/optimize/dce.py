@@ -14,7 +14,9 @@ balanced. A ``# Grad of:`` comment left with nothing under it goes too.
 
 Invariant needed: the tree is the output of a differentiator (calls in
 assignments have no side effects besides stack traffic). Invariant
-established: every remaining assignment may be read later.
+established: every remaining assignment may be read later. Each removed
+statement is counted in ``ctx.rewrites`` (for the fixed point of
+``fixed_point``).
 """
 import gast
 
@@ -25,19 +27,23 @@ from tangent_ad.nodes import STACK, is_comment, is_pop, is_push
 def run(tree, ctx=None):
     """Return `tree` (a FunctionDef) without its dead statements."""
     pairs = ctx.facts.get("stack_pairs", {}) if ctx is not None else {}
-    dead_pushes, live_pops = set(), set()
+    dead_pushes, live_pops, removed = set(), set(), 0
     for inner in [s for s in tree.body if isinstance(s, gast.FunctionDef)]:
         # a pullback's `back` first: its pops decide the outer pushes
-        pushes, pops = _eliminate(inner, pairs, set(), set())
+        pushes, pops, count = _eliminate(inner, pairs, set(), set())
         dead_pushes |= pushes
         live_pops |= pops
-    _eliminate(tree, pairs, dead_pushes, live_pops)
+        removed += count
+    removed += _eliminate(tree, pairs, dead_pushes, live_pops)[2]
+    if ctx is not None:
+        ctx.count_rewrites(removed)
     return tree
 
 
 def _eliminate(fdef, pairs, dead_pushes, live_pops):
     """Remove dead statements from `fdef`; return the ids of the pushes
-    whose pops were removed, and the pops that stay.
+    whose pops were removed, the pops that stay, and how many statements
+    went.
 
     A push reads its value only for its pop: it counts as a use only once
     that pop is known to be needed. The set of needed pops grows to a
@@ -68,7 +74,7 @@ def _eliminate(fdef, pairs, dead_pushes, live_pops):
         if isinstance(stmt, gast.Assign) and is_pop(stmt.value):
             remover.dead_pushes.update(map(id, pairs[stmt]))
     fdef.body = remover.block(fdef.body)
-    return remover.dead_pushes, live_pops
+    return remover.dead_pushes, live_pops, remover.removed
 
 
 def _removable(node, pairs, live_pops):
@@ -97,6 +103,7 @@ class _Remover:
         self.dead = dead
         self.pairs = pairs
         self.dead_pushes = set()
+        self.removed = 0
 
     def block(self, stmts):
         """`stmts` without dead statements, visited last to first so that
@@ -106,7 +113,9 @@ class _Remover:
             if self.keep(stmt):
                 kept.append(stmt)
         kept.reverse()
-        return _drop_orphan_comments(kept)
+        kept = _drop_orphan_comments(kept)
+        self.removed += len(stmts) - len(kept)
+        return kept
 
     def keep(self, stmt):
         if stmt in self.dead:

@@ -14,7 +14,8 @@ Rewrites, each keeping values, shapes and dtypes:
 
 ``0 * x`` is never folded to ``0``: for an array that would change the
 shape. The invariant needed is the differentiators' output; the one
-established is that none of the patterns above remains.
+established is that none of the patterns above remains. Each rewrite is
+counted in ``ctx.rewrites`` (for the fixed point of ``fixed_point``).
 """
 import copy
 import operator
@@ -38,7 +39,11 @@ def run(tree, ctx):
     """Return `tree` with the rewrites above applied once everywhere."""
     assigns = [n for n in statements(tree) if isinstance(n, gast.Assign)]
     shapes = ShapeClasses(tree, ctx, assigns)
-    return _Simplifier(shapes, _shape_sources(assigns)).visit(tree)
+    simplifier = _Simplifier(shapes, _shape_sources(assigns))
+    tree = simplifier.visit(tree)
+    if ctx is not None:
+        ctx.count_rewrites(simplifier.rewrites)
+    return tree
 
 
 def _shape_sources(assigns):
@@ -93,6 +98,12 @@ class _Simplifier(gast.NodeTransformer):
     def __init__(self, shapes, shape_sources):
         self.shapes = shapes
         self.shape_sources = shape_sources
+        self.rewrites = 0
+
+    def _rewritten(self, old, new):
+        if new is not old:
+            self.rewrites += 1
+        return new
 
     def _shape_source(self, node):
         while isinstance(node, gast.Name) and node.id in self.shape_sources:
@@ -102,6 +113,9 @@ class _Simplifier(gast.NodeTransformer):
 
     def visit_BinOp(self, node):
         self.generic_visit(node)
+        return self._rewritten(node, self._binop(node))
+
+    def _binop(self, node):
         left, right, op = node.left, node.right, node.op
         if _number(left) and _number(right) and type(op) in _FOLD:
             try:
@@ -123,6 +137,9 @@ class _Simplifier(gast.NodeTransformer):
 
     def visit_UnaryOp(self, node):
         self.generic_visit(node)
+        return self._rewritten(node, self._unaryop(node))
+
+    def _unaryop(self, node):
         inner = node.operand
         if isinstance(node.op, gast.USub):
             if isinstance(inner, gast.UnaryOp) and isinstance(inner.op, gast.USub):
@@ -133,10 +150,13 @@ class _Simplifier(gast.NodeTransformer):
 
     def visit_Call(self, node):
         self.generic_visit(node)
+        return self._rewritten(node, self._call(node))
+
+    def _call(self, node):
         name = call_name(node)
         args = node.args
         if name in _SHAPE_READERS and args:
-            args[0] = self._shape_source(args[0])
+            args[0] = self._rewritten(args[0], self._shape_source(args[0]))
         if name == "unbroadcast" and len(args) == 2 and \
                 self.shapes.same(args[0], args[1]):
             return args[0]
