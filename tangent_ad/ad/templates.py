@@ -39,7 +39,7 @@ import types
 import gast
 
 from tangent_ad.errors import InternalError, TemplateError, UnsupportedSyntaxError
-from tangent_ad.nodes import call, clone
+from tangent_ad.nodes import call, clone, name
 
 _NO_DEFAULT = object()
 
@@ -192,26 +192,31 @@ def _is_d(node):
 
 
 def _substitute(expr, env, renames, adjoint_of):
-    class Substitute(gast.NodeTransformer):
-        def visit_Subscript(self, node):
-            if _is_d(node):
-                name = adjoint_of(env[node.slice.id])
-                if name is None:
-                    raise InternalError("a template reads the adjoint of an "
-                                        "inactive value")
-                return gast.Name(id=name, ctx=gast.Load(), annotation=None,
-                                 type_comment=None)
-            return self.generic_visit(node)
-
-        def visit_Name(self, node):
-            if node.id in renames:
-                return gast.Name(id=renames[node.id], ctx=gast.Load(),
-                                 annotation=None, type_comment=None)
-            if node.id in env:
-                return clone(env[node.id])
-            return node
-
-    return Substitute().visit(clone(expr))
+    """A copy of the template expression `expr` with ``d[x]`` replaced by
+    adjoint names, temporaries renamed and parameters replaced by (copies
+    of) the atoms bound to them: copying and substituting in one walk."""
+    if isinstance(expr, list):
+        return [_substitute(item, env, renames, adjoint_of) for item in expr]
+    if not isinstance(expr, gast.AST):
+        return expr
+    if type(expr) is gast.Name:
+        if expr.id in renames:
+            return name(renames[expr.id])
+        if expr.id in env:
+            return clone(env[expr.id])
+        return clone(expr)
+    if _is_d(expr):
+        adjoint = adjoint_of(env[expr.slice.id])
+        if adjoint is None:
+            raise InternalError("a template reads the adjoint of an inactive value")
+        return name(adjoint)
+    new = expr.__class__.__new__(expr.__class__)
+    for field in expr._fields:
+        setattr(new, field, _substitute(getattr(expr, field, None), env, renames, adjoint_of))
+    for attribute in expr._attributes:
+        if hasattr(expr, attribute):
+            setattr(new, attribute, getattr(expr, attribute))
+    return new
 
 
 def check(template, func, mode):

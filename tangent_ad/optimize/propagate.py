@@ -8,11 +8,9 @@ statements are rewritten, so the pass is safe around loops and branches.
 Each replaced read and each dropped self-copy (``x = x``) is counted in
 ``ctx.rewrites`` (for the fixed point of ``fixed_point``).
 """
-import copy
-
 import gast
 
-from tangent_ad.nodes import is_push, writes
+from tangent_ad.nodes import clone, is_push, writes
 
 
 def run(tree, ctx=None):
@@ -71,24 +69,37 @@ def _atom_name(node):
 
 
 def _replace_reads(stmt, known):
-    """Replace the reads of known copies in `stmt`; return how many."""
-    if not known or is_push(stmt):
+    """Replace the reads of known copies in `stmt`'s value (in place, one
+    walk, no visitor class); return how many."""
+    if not known or is_push(stmt) or not isinstance(stmt, (gast.Assign, gast.Return, gast.Expr)) \
+            or stmt.value is None:
         # a push saves the variable it names, to be restored into that same
         # variable: keeping the name keeps each save visibly paired
         return 0
+    if _known_read(stmt.value, known):
+        stmt.value = clone(known[stmt.value.id])
+        return 1
+    replaced = 0
+    todo = [stmt.value]
+    while todo:
+        node = todo.pop()
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                for i, item in enumerate(value):
+                    if _known_read(item, known):
+                        value[i] = clone(known[item.id])
+                        replaced += 1
+                    elif isinstance(item, gast.AST):
+                        todo.append(item)
+            elif isinstance(value, gast.AST):
+                if _known_read(value, known):
+                    setattr(node, field, clone(known[value.id]))
+                    replaced += 1
+                else:
+                    todo.append(value)
+    return replaced
 
-    class Replace(gast.NodeTransformer):
-        replaced = 0
 
-        def visit_Name(self, node):
-            if isinstance(node.ctx, gast.Load) and node.id in known:
-                self.replaced += 1
-                return copy.deepcopy(known[node.id])
-            return node
-
-    replace = Replace()
-    if isinstance(stmt, gast.Assign):
-        stmt.value = replace.visit(stmt.value)
-    elif isinstance(stmt, (gast.Return, gast.Expr)) and stmt.value is not None:
-        stmt.value = replace.visit(stmt.value)
-    return replace.replaced
+def _known_read(node, known):
+    return type(node) is gast.Name and node.id in known and isinstance(node.ctx, gast.Load)
