@@ -94,11 +94,31 @@ def _is(node, value):
     return _number(node) and node.value == value
 
 
-class _Simplifier(gast.NodeTransformer):
+class _Simplifier:
+    """Rewrites the tree in place, children before parents. A plain walk
+    over the fields rather than a gast.NodeTransformer: only three node
+    types are rewritten, and the generic visitor's dispatch and field
+    iteration made up most of the pass's time."""
+
     def __init__(self, shapes, shape_sources):
         self.shapes = shapes
         self.shape_sources = shape_sources
         self.rewrites = 0
+        self.rewrite = {gast.BinOp: self._binop, gast.UnaryOp: self._unaryop,
+                        gast.Call: self._call}
+
+    def visit(self, node):
+        """`node` with its subtrees simplified, or the node replacing it."""
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                for i, item in enumerate(value):
+                    if isinstance(item, gast.AST):
+                        value[i] = self.visit(item)
+            elif isinstance(value, gast.AST):
+                setattr(node, field, self.visit(value))
+        rewrite = self.rewrite.get(type(node))
+        return node if rewrite is None else self._rewritten(node, rewrite(node))
 
     def _rewritten(self, old, new):
         if new is not old:
@@ -110,10 +130,6 @@ class _Simplifier(gast.NodeTransformer):
             node = gast.Name(id=self.shape_sources[node.id], ctx=gast.Load(),
                              annotation=None, type_comment=None)
         return node
-
-    def visit_BinOp(self, node):
-        self.generic_visit(node)
-        return self._rewritten(node, self._binop(node))
 
     def _binop(self, node):
         left, right, op = node.left, node.right, node.op
@@ -135,10 +151,6 @@ class _Simplifier(gast.NodeTransformer):
             return left
         return node
 
-    def visit_UnaryOp(self, node):
-        self.generic_visit(node)
-        return self._rewritten(node, self._unaryop(node))
-
     def _unaryop(self, node):
         inner = node.operand
         if isinstance(node.op, gast.USub):
@@ -147,10 +159,6 @@ class _Simplifier(gast.NodeTransformer):
             if _number(inner):
                 return gast.Constant(value=-inner.value, kind=None)
         return node
-
-    def visit_Call(self, node):
-        self.generic_visit(node)
-        return self._rewritten(node, self._call(node))
 
     def _call(self, node):
         name = call_name(node)
