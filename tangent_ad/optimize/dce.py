@@ -59,15 +59,15 @@ def _eliminate(fdef, pairs, dead_pushes, live_pops):
             pop = pop_of.get(id(node.stmt))
             node.uses = frozenset({STACK}) if pop is not None and pop not in live_pops \
                 else uses
-        live_after = _strong_liveness(graph, lambda n: _removable(n, pairs, live_pops))
+        removable = {node for node in graph.nodes if _removable(node, pairs, live_pops)}
+        live_after = _strong_liveness(graph, removable)
         needed = {node.stmt for node in graph.nodes
                   if isinstance(node.stmt, gast.Assign) and is_pop(node.stmt.value)
                   and node.defs & live_after[node]}
         if needed <= live_pops:
             break
         live_pops |= needed
-    dead = {node.stmt for node in graph.nodes
-            if _removable(node, pairs, live_pops) and not node.defs & live_after[node]}
+    dead = {node.stmt for node in removable if not node.defs & live_after[node]}
     remover = _Remover(dead, pairs)
     remover.dead_pushes |= dead_pushes
     for stmt in dead:
@@ -87,11 +87,12 @@ def _removable(node, pairs, live_pops):
 
 
 def _strong_liveness(graph, removable):
-    """{node: names read later}, where a removable statement whose targets
-    are dead reads nothing: a chain of values computed only for one
-    another is dead at once, not one link per round."""
+    """{node: names read later}, where a removable statement (a node in
+    the set `removable`) whose targets are dead reads nothing: a chain of
+    values computed only for one another is dead at once, not one link
+    per round."""
     def transfer(node, live):
-        if removable(node) and not node.defs & live:
+        if node in removable and not node.defs & live:
             return live
         return (live - node.defs) | node.uses
     live_after, _ = dataflow.solve(graph, transfer, forward=False)
