@@ -24,7 +24,7 @@ import numpy as np
 from tangent_ad.ad import calls, checkpointing, saving, templates
 from tangent_ad.errors import InternalError, UnsupportedSyntaxError
 from tangent_ad.frontend import generated
-from tangent_ad.nodes import STACK, assign, call, call_name, comment, const, name, pop
+from tangent_ad.nodes import STACK, assign, call, call_name, comment, const, name, pop, walk
 from tangent_ad.registry import REGISTRY
 
 OUTPUT_ADJOINT = "bresult"
@@ -311,10 +311,10 @@ def _maybe_containers(body, ctx):
     returned by a function declared ``structured``): their adjoints add up
     entry by entry, with `accumulate`, not with `+`."""
     names = set()
-    for node in gast.walk(gast.Module(body=body, type_ignores=[])):
+    for node in walk(gast.Module(body=body, type_ignores=[])):
         if isinstance(node, gast.Assign) and isinstance(node.value, gast.Call) \
                 and REGISTRY.is_structured(ctx.resolved.get(node.value)):
-            names.update(n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+            names.update(n.id for n in walk(node) if isinstance(n, gast.Name)
                          and n.id != STACK)
         if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name):
             names.add(node.value.id)
@@ -322,7 +322,7 @@ def _maybe_containers(body, ctx):
                 node.value, (gast.Tuple, gast.List, gast.Dict, gast.Call)):
             if not isinstance(node.value, gast.Call) or isinstance(node.targets[0], gast.Tuple) \
                     or call_name(node.value) == "appended":
-                names.update(n.id for n in gast.walk(node.targets[0])
+                names.update(n.id for n in walk(node.targets[0])
                              if isinstance(n, gast.Name))
     return names
 
@@ -362,5 +362,5 @@ def _provably_scalar(atom, body, ctx):
 
 
 def _assigned(stmt):
-    return {n.id for n in gast.walk(stmt)
+    return {n.id for n in walk(stmt)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}

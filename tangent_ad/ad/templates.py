@@ -39,7 +39,7 @@ import types
 import gast
 
 from tangent_ad.errors import InternalError, TemplateError, UnsupportedSyntaxError
-from tangent_ad.nodes import call, clone, name
+from tangent_ad.nodes import call, clone, name, walk
 
 _NO_DEFAULT = object()
 
@@ -251,13 +251,13 @@ def check(template, func, mode):
             local.add(target.id)
         else:
             raise TemplateError(f"template {label}: assign to d[x] or to a name")
-        for node in gast.walk(stmt.value):
+        for node in walk(stmt.value):
             if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
                     and node.value.id == "d" and not (
                         isinstance(node.slice, gast.Name) and node.slice.id in params):
                 raise TemplateError(f"template {label}: d[...] must name a parameter")
     known = set(getattr(template, "__globals__", {})) | set(dir(builtins))
-    for node in gast.walk(gast.Module(body=list(body), type_ignores=[])):
+    for node in walk(gast.Module(body=list(body), type_ignores=[])):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) \
                 and node.id not in local and node.id not in known:
             raise TemplateError(f"template {label}: unknown name '{node.id}'")
@@ -267,9 +267,9 @@ def check(template, func, mode):
 def free_names(template):
     """The global names a template's body reads (to load with the code)."""
     params, _, body = parse(template)
-    stores = {n.id for s in body for n in gast.walk(s)
+    stores = {n.id for s in body for n in walk(s)
               if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-    return {n.id for s in body for n in gast.walk(s)
+    return {n.id for s in body for n in walk(s)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)} \
         - set(params) - stores - {"d"}
 

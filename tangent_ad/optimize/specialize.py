@@ -29,7 +29,7 @@ import gast
 import numpy as np
 
 from tangent_ad.analysis import cfg, dataflow
-from tangent_ad.nodes import call, call_name, const, is_pop, is_push
+from tangent_ad.nodes import call, call_name, const, is_pop, is_push, walk
 from tangent_ad.optimize.kinds import BOTTOM, Kinds, is_python_float_like
 
 
@@ -53,14 +53,14 @@ def _fills(tree, kinds):
     any loop: wherever the name is read, ``s`` has the same value and `x`
     the same kind (it may be a later value of a loop variable)."""
     counts, in_loops = {}, set()
-    for node in gast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Param)):
             counts[node.id] = counts.get(node.id, 0) + 1
         if isinstance(node, (gast.For, gast.While)):
-            in_loops |= {n.id for stmt in node.body + node.orelse for n in gast.walk(stmt)
+            in_loops |= {n.id for stmt in node.body + node.orelse for n in walk(stmt)
                          if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
     fills = {}
-    for node in gast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, gast.Assign) and len(node.targets) == 1 and \
                 isinstance(node.targets[0], gast.Name):
             target, fill = node.targets[0].id, _fill_parts(node.value, kinds)
@@ -72,7 +72,7 @@ def _fills(tree, kinds):
 
 def _bound_once(expr, counts, in_loops=()):
     return all(counts.get(n.id, 0) <= 1 and n.id not in in_loops
-               for n in gast.walk(expr) if isinstance(n, gast.Name))
+               for n in walk(expr) if isinstance(n, gast.Name))
 
 
 def _fill_parts(node, kinds):
@@ -246,7 +246,7 @@ def _drop_dead_restores(fdef):
     """Remove ``v = stack.pop()`` where no restore of `v` is read, and every
     ``stack.append(v)``. A function with nested functions (a pullback,
     whose ``back`` pops what it pushes) is left alone."""
-    if any(isinstance(n, gast.FunctionDef) for n in gast.walk(fdef) if n is not fdef):
+    if any(isinstance(n, gast.FunctionDef) for n in walk(fdef) if n is not fdef):
         return
     graph = cfg.build(fdef)
     live_after = dataflow.liveness(graph)
