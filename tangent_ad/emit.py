@@ -32,7 +32,7 @@ def run(tree, ctx=None):
     texts = translator.comments
     lines = []
     for line in text.splitlines():
-        match = _MARKER_LINE.match(line)
+        match = COMMENT_MARKER in line and _MARKER_LINE.match(line)
         if match:
             indent, index = match.groups()
             line = f"{indent}# {texts[int(index)]}"
@@ -45,6 +45,8 @@ def declare_nonlocals(fdef):
     ``nonlocal`` line for the enclosing variables it assigns (restoring
     saved values), so they are the enclosing function's variables."""
     nested = [s for s in fdef.body if isinstance(s, gast.FunctionDef)]
+    if not nested:
+        return
     outer = {a.id for a in fdef.args.args}
     for stmt in fdef.body:
         if not isinstance(stmt, gast.FunctionDef):
