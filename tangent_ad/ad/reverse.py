@@ -350,8 +350,8 @@ def _provably_scalar(atom, body, ctx):
         return True
     defs = [s for s in body if isinstance(s, gast.Assign)
             and isinstance(atom, gast.Name) and atom.id in _assigned(s)]
-    if len(defs) != 1 or any(isinstance(s, (gast.If, gast.For, gast.While)) for s in body
-                             if atom.id in _assigned(s)):
+    if len(defs) != 1 or any(atom.id in _assigned(s) for s in body
+                             if isinstance(s, (gast.If, gast.For, gast.While))):
         return False
     value = defs[0].value
     func = ctx.resolved.get(value)
