@@ -178,7 +178,6 @@ STAGES = [("frontend (parse ... activity)", "frontend/source.py", "parse_functio
           ("  simplify", "optimize/simplify.py", "run"),
           ("  propagate", "optimize/propagate.py", "run"),
           ("  dce", "optimize/dce.py", "run"),
-          ("  fingerprint", "optimize/fixed_point.py", "fingerprint"),
           ("emit", "tangent_ad/emit.py", "run"),
           ("load", "tangent_ad/loader.py", "run")]
 

@@ -26,6 +26,11 @@ class Context:
     kind: str = "gradient"     # "gradient": df(args, bresult); "pullback": (y, back)
     calls: dict = field(default_factory=dict)  # (function, wrt, statics) -> pullback name
     static_args: dict = field(default_factory=dict)  # parameter -> function it is bound to
+    rewrites: int = 0          # changes the optimization passes made, for the fixed point
+
+    def count_rewrites(self, number):
+        """Record that an optimization pass changed the tree `number` times."""
+        self.rewrites += number
 
     def static_key(self):
         """The static arguments as they appear in ``calls`` keys."""

@@ -19,7 +19,7 @@ import gast
 from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.frontend.closures import LocalFunction
 from tangent_ad.hooks import checkpoint
-from tangent_ad.nodes import name, writes
+from tangent_ad.nodes import name, walk, writes
 from tangent_ad.registry import REGISTRY
 
 
@@ -146,5 +146,5 @@ def _assignments(body):
 
 def assigned_names(stmt):
     """Every name a (possibly rewritten) assignment binds, in order."""
-    return [n.id for n in gast.walk(stmt.targets[0]) if isinstance(n, gast.Name)] \
+    return [n.id for n in walk(stmt.targets[0]) if isinstance(n, gast.Name)] \
         if isinstance(stmt.targets[0], gast.Tuple) else sorted(writes(stmt))

@@ -17,7 +17,7 @@ import gast
 
 from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.hooks import checkpointed
-from tangent_ad.nodes import assign, call, name, writes
+from tangent_ad.nodes import assign, call, name, walk, writes
 
 
 @dataclass
@@ -45,7 +45,7 @@ def forward(stmt, sweep, depth, defined):
         raise UnsupportedSyntaxError(
             "a checkpointed loop inside another loop is not supported",
             hint="checkpoint the outer loop instead", **where)
-    if any(isinstance(n, gast.Break) for n in gast.walk(stmt)) or \
+    if any(isinstance(n, gast.Break) for n in walk(stmt)) or \
             len(stmt.iter.args) != 1 or ctx.resolved.get(stmt.iter.args[0]) is not range:
         raise UnsupportedSyntaxError(
             "tad.checkpointed needs a range(...) loop without break",

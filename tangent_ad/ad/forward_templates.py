@@ -13,6 +13,7 @@ import copy
 import gast
 
 from tangent_ad.ad.templates import _is_d, _substitute, parse
+from tangent_ad.nodes import walk
 
 
 def expand_tangent(template, bound, result, tangent_of, fresh, omitted=()):
@@ -98,7 +99,7 @@ class _Linear:
 
     def has_tangent(self, node):
         return any(_is_d(n) or (isinstance(n, gast.Name) and (
-            n.id in self.carrying or n.id in self.zero_temps)) for n in gast.walk(node))
+            n.id in self.carrying or n.id in self.zero_temps)) for n in walk(node))
 
     def visit(self, node):
         """`node` expanded, or _ZERO."""

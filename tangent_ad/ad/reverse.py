@@ -25,7 +25,7 @@ from tangent_ad.ad import calls, checkpointing, saving, templates
 from tangent_ad.errors import InternalError, UnsupportedSyntaxError
 from tangent_ad.frontend import generated
 from tangent_ad.naming import COMPLEX_NOTE
-from tangent_ad.nodes import STACK, assign, call, call_name, comment, const, name, pop
+from tangent_ad.nodes import STACK, assign, call, call_name, comment, const, name, pop, walk
 from tangent_ad.registry import REGISTRY
 
 OUTPUT_ADJOINT = "bresult"
@@ -98,20 +98,20 @@ class _Reverse:
                              + [gast.Return(value=value)])
             body = preamble + primal + [back, gast.Return(value=gast.Tuple(
                 elts=[returned, name("back")], ctx=gast.Load()))]
-            return gast.fix_missing_locations(_function(
+            return _function(
                 self.ctx.calls[(self.ctx.func, self.ctx.wrt, self.ctx.static_key())],
-                self.tree.args, None, body))
+                self.tree.args, None, body)
         if self.ctx.preserve_result:
             value = gast.Tuple(elts=[returned, value], ctx=gast.Load())
         body = preamble + primal + checks + seed + adjoint + [gast.Return(value=value)]
         args = self.tree.args
         if vjp:  # the cotangent has no default, so neither do the parameters before it
-            return gast.fix_missing_locations(_function(
+            return _function(
                 "vjp_" + derivative_name(self.tree.name, self.ctx.wrt)[1:],
-                list(args.args) + [OUTPUT_ADJOINT], [], body))
-        return gast.fix_missing_locations(_function(
+                list(args.args) + [OUTPUT_ADJOINT], [], body)
+        return _function(
             derivative_name(self.tree.name, self.ctx.wrt),
-            list(args.args) + [OUTPUT_ADJOINT], list(args.defaults) + [const(1.0)], body))
+            list(args.args) + [OUTPUT_ADJOINT], list(args.defaults) + [const(1.0)], body)
 
     # ---- the adjoint sweep ------------------------------------------------
 
@@ -334,10 +334,10 @@ def _maybe_containers(body, ctx):
     returned by a function declared ``structured``): their adjoints add up
     entry by entry, with `accumulate`, not with `+`."""
     names = set()
-    for node in gast.walk(gast.Module(body=body, type_ignores=[])):
+    for node in walk(gast.Module(body=body, type_ignores=[])):
         if isinstance(node, gast.Assign) and isinstance(node.value, gast.Call) \
                 and REGISTRY.is_structured(ctx.resolved.get(node.value)):
-            names.update(n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+            names.update(n.id for n in walk(node) if isinstance(n, gast.Name)
                          and n.id != STACK)
         if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name):
             names.add(node.value.id)
@@ -345,7 +345,7 @@ def _maybe_containers(body, ctx):
                 node.value, (gast.Tuple, gast.List, gast.Dict, gast.Call)):
             if not isinstance(node.value, gast.Call) or isinstance(node.targets[0], gast.Tuple) \
                     or call_name(node.value) == "appended":
-                names.update(n.id for n in gast.walk(node.targets[0])
+                names.update(n.id for n in walk(node.targets[0])
                              if isinstance(n, gast.Name))
     return names
 
@@ -373,8 +373,8 @@ def _provably_scalar(atom, body, ctx):
         return True
     defs = [s for s in body if isinstance(s, gast.Assign)
             and isinstance(atom, gast.Name) and atom.id in _assigned(s)]
-    if len(defs) != 1 or any(isinstance(s, (gast.If, gast.For, gast.While)) for s in body
-                             if atom.id in _assigned(s)):
+    if len(defs) != 1 or any(atom.id in _assigned(s) for s in body
+                             if isinstance(s, (gast.If, gast.For, gast.While))):
         return False
     value = defs[0].value
     func = ctx.resolved.get(value)
@@ -385,5 +385,5 @@ def _provably_scalar(atom, body, ctx):
 
 
 def _assigned(stmt):
-    return {n.id for n in gast.walk(stmt)
+    return {n.id for n in walk(stmt)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}

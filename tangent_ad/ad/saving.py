@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import gast
 
 from tangent_ad.ad import checkpointing
-from tangent_ad.nodes import assign, call, const, name, push, writes
+from tangent_ad.nodes import assign, call, const, name, push, walk, writes
 
 
 @dataclass
@@ -118,7 +118,7 @@ class _Sweep:
 
 def _target_names(stmt):
     """The names an assignment binds, in the order they are written."""
-    return [n.id for n in gast.walk(stmt.targets[0])
+    return [n.id for n in walk(stmt.targets[0])
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)]
 
 
@@ -153,7 +153,7 @@ def writes_in(body):
 
 
 def _reads_names(node):
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+    return {n.id for n in walk(node) if isinstance(n, gast.Name)}
 
 
 def _insert_before(body, target, new):

@@ -34,11 +34,12 @@ import builtins
 import functools
 import inspect
 import textwrap
+import types
 
 import gast
 
 from tangent_ad.errors import InternalError, TemplateError, UnsupportedSyntaxError
-from tangent_ad.nodes import call, clone
+from tangent_ad.nodes import call, clone, name, walk
 
 _NO_DEFAULT = object()
 
@@ -92,9 +93,8 @@ def bind(template, callee, args, keywords, *, where):
 
 
 def _bind_to_signature(callee, args, keywords):
-    try:
-        signature = inspect.signature(callee)
-    except (TypeError, ValueError):
+    signature = _signature(callee)
+    if signature is None:
         return None
     starred = args[-1].value if args and isinstance(args[-1], gast.Starred) else None
     if starred is not None:
@@ -115,6 +115,34 @@ def _bind_to_signature(callee, args, keywords):
             if starred is not None:
                 named[param.name] = starred
     return named
+
+
+def _signature(callee):
+    """`callee`'s signature, or None where Python cannot read one.
+
+    Cached for functions written in C (``operator.mul``, NumPy's
+    dispatchers): Python reads their signature by parsing its text form,
+    about 60 µs, and a transformation binds dozens of calls to the same
+    few. A Python function's signature is cheap to read and may change
+    (``__defaults__`` can be assigned), so it is read every time."""
+    if isinstance(callee, (types.FunctionType, types.MethodType)):
+        return _read_signature(callee)
+    try:
+        return _cached_signature(callee)
+    except TypeError:  # unhashable
+        return _read_signature(callee)
+
+
+@functools.lru_cache(maxsize=1024)
+def _cached_signature(callee):
+    return _read_signature(callee)
+
+
+def _read_signature(callee):
+    try:
+        return inspect.signature(callee)
+    except (TypeError, ValueError):
+        return None
 
 
 def _name(callee):
@@ -164,26 +192,31 @@ def _is_d(node):
 
 
 def _substitute(expr, env, renames, adjoint_of):
-    class Substitute(gast.NodeTransformer):
-        def visit_Subscript(self, node):
-            if _is_d(node):
-                name = adjoint_of(env[node.slice.id])
-                if name is None:
-                    raise InternalError("a template reads the adjoint of an "
-                                        "inactive value")
-                return gast.Name(id=name, ctx=gast.Load(), annotation=None,
-                                 type_comment=None)
-            return self.generic_visit(node)
-
-        def visit_Name(self, node):
-            if node.id in renames:
-                return gast.Name(id=renames[node.id], ctx=gast.Load(),
-                                 annotation=None, type_comment=None)
-            if node.id in env:
-                return clone(env[node.id])
-            return node
-
-    return Substitute().visit(clone(expr))
+    """A copy of the template expression `expr` with ``d[x]`` replaced by
+    adjoint names, temporaries renamed and parameters replaced by (copies
+    of) the atoms bound to them: copying and substituting in one walk."""
+    if isinstance(expr, list):
+        return [_substitute(item, env, renames, adjoint_of) for item in expr]
+    if not isinstance(expr, gast.AST):
+        return expr
+    if type(expr) is gast.Name:
+        if expr.id in renames:
+            return name(renames[expr.id])
+        if expr.id in env:
+            return clone(env[expr.id])
+        return clone(expr)
+    if _is_d(expr):
+        adjoint = adjoint_of(env[expr.slice.id])
+        if adjoint is None:
+            raise InternalError("a template reads the adjoint of an inactive value")
+        return name(adjoint)
+    new = expr.__class__.__new__(expr.__class__)
+    for field in expr._fields:
+        setattr(new, field, _substitute(getattr(expr, field, None), env, renames, adjoint_of))
+    for attribute in expr._attributes:
+        if hasattr(expr, attribute):
+            setattr(new, attribute, getattr(expr, attribute))
+    return new
 
 
 def check(template, func, mode):
@@ -218,13 +251,13 @@ def check(template, func, mode):
             local.add(target.id)
         else:
             raise TemplateError(f"template {label}: assign to d[x] or to a name")
-        for node in gast.walk(stmt.value):
+        for node in walk(stmt.value):
             if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
                     and node.value.id == "d" and not (
                         isinstance(node.slice, gast.Name) and node.slice.id in params):
                 raise TemplateError(f"template {label}: d[...] must name a parameter")
     known = set(getattr(template, "__globals__", {})) | set(dir(builtins))
-    for node in gast.walk(gast.Module(body=list(body), type_ignores=[])):
+    for node in walk(gast.Module(body=list(body), type_ignores=[])):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) \
                 and node.id not in local and node.id not in known:
             raise TemplateError(f"template {label}: unknown name '{node.id}'")
@@ -234,9 +267,9 @@ def check(template, func, mode):
 def free_names(template):
     """The global names a template's body reads (to load with the code)."""
     params, _, body = parse(template)
-    stores = {n.id for s in body for n in gast.walk(s)
+    stores = {n.id for s in body for n in walk(s)
               if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-    return {n.id for s in body for n in gast.walk(s)
+    return {n.id for s in body for n in walk(s)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)} \
         - set(params) - stores - {"d"}
 

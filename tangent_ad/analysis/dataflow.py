@@ -12,6 +12,7 @@ them; the meet is union. On top of it:
 
 Results are plain dicts keyed by CFG node; nothing is stored on the tree.
 """
+import collections
 
 
 def solve(graph, transfer, *, forward, start=frozenset()):
@@ -20,26 +21,32 @@ def solve(graph, transfer, *, forward, start=frozenset()):
     Returns ``(before, after)`` dicts: for a forward problem the facts on
     entry to and exit from each node, for a backward problem the facts
     after and before it (``before`` is the side data arrives from).
+    A node with a single predecessor (in the direction of flow) shares
+    that predecessor's frozenset rather than copying it: in straight-line
+    code, which is most of a derivative, no set is built twice.
     """
     nodes = [graph.entry] + graph.nodes + [graph.exit]
     into = {n: frozenset() for n in nodes}
     out = {n: frozenset() for n in nodes}
-    sources = (lambda n: n.prev) if forward else (lambda n: n.next)
-    targets = (lambda n: n.next) if forward else (lambda n: n.prev)
     seed = graph.entry if forward else graph.exit
-    work = list(nodes if forward else reversed(nodes))
+    work = collections.deque(nodes if forward else reversed(nodes))
     queued = set(work)
+    empty = frozenset()
     while work:
-        node = work.pop(0)
+        node = work.popleft()
         queued.discard(node)
-        facts = frozenset(start) if node is seed else frozenset()
-        for src in sources(node):
-            facts |= out[src]
+        sources = node.prev if forward else node.next
+        if len(sources) == 1 and node is not seed:
+            facts = out[sources[0]]
+        else:
+            facts = frozenset(start) if node is seed else empty
+            for src in sources:
+                facts |= out[src]
         into[node] = facts
         new = frozenset(transfer(node, facts))
         if new != out[node]:
             out[node] = new
-            for dst in targets(node):
+            for dst in (node.next if forward else node.prev):
                 if dst not in queued:
                     work.append(dst)
                     queued.add(dst)

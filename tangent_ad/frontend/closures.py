@@ -10,10 +10,13 @@ captured variables too.
 ``collect`` finds them; ``LocalFunction`` is what the resolver records for
 a call to one, and what the pipeline generates a pullback from.
 """
+import collections
 import copy
 import inspect
 
 import gast
+
+from tangent_ad.nodes import children, walk
 
 
 class LocalFunction:
@@ -70,12 +73,12 @@ def collect(fdef, func):
 def _walk_outside_functions(stmts):
     """gast.walk over `stmts`, yielding nested defs and lambdas but not
     descending into them."""
-    todo = list(stmts)
+    todo = collections.deque(stmts)
     while todo:
-        node = todo.pop(0)
+        node = todo.popleft()
         yield node
         if not isinstance(node, (gast.FunctionDef, gast.Lambda)):
-            todo.extend(gast.iter_child_nodes(node))
+            todo.extend(children(node))
 
 
 def _as_def(name, lam):
@@ -87,9 +90,9 @@ def _as_def(name, lam):
 
 def _lift(fdef, parent_locals, func):
     own = {a.id for a in fdef.args.args} | {
-        n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
+        n.id for n in walk(fdef) if isinstance(n, gast.Name)
         and isinstance(n.ctx, gast.Store)}
-    free = sorted({n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
+    free = sorted({n.id for n in walk(fdef) if isinstance(n, gast.Name)
                    and isinstance(n.ctx, gast.Load)} & parent_locals - own)
     lifted = copy.copy(fdef)
     lifted.args = copy.copy(fdef.args)

@@ -14,7 +14,7 @@ import operator
 import gast
 
 from tangent_ad.errors import UnsupportedSyntaxError
-from tangent_ad.nodes import assign, call, const, name
+from tangent_ad.nodes import assign, call, const, name, walk
 from tangent_ad.runtime.structures import updated
 
 
@@ -40,7 +40,7 @@ class Desugar:
         self.version[items] = items
         renames = {}
         for gen in node.generators:
-            for target in gast.walk(gen.target):
+            for target in walk(gen.target):
                 if isinstance(target, gast.Name):
                     renames[target.id] = self.ctx.namer.fresh(target.id)
                     self.mutable.add(renames[target.id])
@@ -59,7 +59,7 @@ class Desugar:
                 loop = gast.If(test=rename.visit(cond), body=[loop], orelse=[])
             loop = gast.For(target=rename.visit(gen.target), iter=rename.visit(gen.iter),
                             body=[loop], orelse=[], type_comment=None)
-        for sub in gast.walk(loop):
+        for sub in walk(loop):
             gast.copy_location(sub, node)
             sub.end_lineno, sub.end_col_offset = node.end_lineno, node.end_col_offset
         self.statement(loop)
@@ -78,7 +78,7 @@ class Desugar:
         `value` is a user expression, or a core operation when nested."""
         whole = self.operation(value) if not core else value
         if not isinstance(whole, gast.Name) or any(
-                n.id == whole.id for n in gast.walk(target) if isinstance(n, gast.Name)):
+                n.id == whole.id for n in walk(target) if isinstance(n, gast.Name)):
             temp = self.ctx.namer.fresh("t")  # also `x, y = x`: read before rebinding
             self.emit(assign(temp, whole))
             whole = name(temp)

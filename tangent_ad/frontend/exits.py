@@ -20,7 +20,7 @@ after it, is refused with a hint (restructure it as ``if ...: break`` /
 import gast
 
 from tangent_ad.errors import UnsupportedSyntaxError
-from tangent_ad.nodes import assign, name
+from tangent_ad.nodes import assign, children, name, walk
 
 _EXITS = (gast.Break, gast.Continue, gast.Return)
 
@@ -54,7 +54,7 @@ def _walk_own(stmts):
         node = todo.pop()
         yield node
         if not isinstance(node, gast.FunctionDef):
-            todo.extend(gast.iter_child_nodes(node))
+            todo.extend(children(node))
 
 
 def _always_exits(block):
@@ -75,7 +75,7 @@ def _may_exit(block):
         if isinstance(stmt, gast.If) and (_may_exit(stmt.body) or _may_exit(stmt.orelse)):
             return True
         if isinstance(stmt, (gast.For, gast.While)) and any(
-                isinstance(n, gast.Return) for n in gast.walk(stmt)):
+                isinstance(n, gast.Return) for n in walk(stmt)):
             return True
     return False
 
@@ -102,7 +102,7 @@ class _Exits:
                 stmt.body = _drop_tail_continues(self.block(stmt.body, in_loop=True))
                 stmt.body = stmt.body or [gast.Pass()]
                 out.append(stmt)
-                if self.flag and any(_sets(n, self.flag) for n in gast.walk(stmt)):
+                if self.flag and any(_sets(n, self.flag) for n in walk(stmt)):
                     follow = gast.If(test=name(self.flag),
                                      body=[gast.Return(value=name(self.result))],
                                      orelse=[])

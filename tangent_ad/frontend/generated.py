@@ -25,7 +25,7 @@ import gast
 
 from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.frontend.closures import LocalFunction
-from tangent_ad.nodes import STACK, is_pop, is_push
+from tangent_ad.nodes import STACK, is_pop, is_push, walk
 
 GENERATED_FILE = "<tangent_ad "  # loader.run compiles under "<tangent_ad NAME>"
 
@@ -89,11 +89,11 @@ def saved_names(tree):
     it, and ``stack`` itself: normalize gives them no new versions, so that
     a push of ``v`` and its restore ``v = stack.pop()`` keep one name."""
     names = {STACK}
-    for node in gast.walk(tree):
+    for node in walk(tree):
         if is_stack_push(node) and isinstance(node.value.args[0], gast.Name):
             names.add(node.value.args[0].id)
         elif isinstance(node, gast.Assign) and is_stack_pop(node.value):
-            names.update(n.id for n in gast.walk(node.targets[0])
+            names.update(n.id for n in walk(node.targets[0])
                          if isinstance(n, gast.Name))
     return names
 
@@ -102,7 +102,7 @@ def uses_stack(body):
     """True when the core-form statements `body` push on or pop from the
     stack."""
     module = gast.Module(body=body, type_ignores=[])
-    return any(is_stack_push(n) or is_stack_pop(n) for n in gast.walk(module))
+    return any(is_stack_push(n) or is_stack_pop(n) for n in walk(module))
 
 
 def refuse_reverse(tree, ctx):

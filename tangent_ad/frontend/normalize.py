@@ -30,7 +30,7 @@ from tangent_ad.naming import Namer
 from tangent_ad.frontend import generated
 from tangent_ad.frontend.desugar import Desugar
 from tangent_ad.frontend.methods import ATTRIBUTES, PACKED_ARGUMENTS, numpy_path
-from tangent_ad.nodes import assign, call, name, reads
+from tangent_ad.nodes import assign, call, name, reads, walk
 from tangent_ad.runtime.structures import appended
 
 RUNTIME_NAMES = ("np", "bresult", "stack")
@@ -39,11 +39,11 @@ _COMPOUND = (gast.If, gast.For, gast.While)
 
 def run(tree, ctx):
     """Return the core form of the validated, resolved FunctionDef `tree`."""
-    reserved = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)}
+    reserved = {n.id for n in walk(tree) if isinstance(n, gast.Name)}
     reserved.update(ctx.namespace, RUNTIME_NAMES)
     ctx.namer = ctx.namer or Namer(reserved)
     ctx.facts["user_names"] = frozenset(
-        n.id for n in gast.walk(tree) if isinstance(n, gast.Name))
+        n.id for n in walk(tree) if isinstance(n, gast.Name))
     mutable = _assigned_in_compound(tree)
     stack = generated.is_generated(ctx.func)  # its stack stays a stack
     if stack:
@@ -55,9 +55,9 @@ def _assigned_in_compound(tree):
     """Names assigned inside a branch or loop, or by a conditional
     expression: they are never versioned."""
     names = set()
-    for node in gast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, _COMPOUND):
-            for sub in gast.walk(node):
+            for sub in walk(node):
                 if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Store):
                     names.add(sub.id)
                 elif isinstance(sub, gast.Expr) and isinstance(sub.value, gast.Call) \
@@ -68,7 +68,7 @@ def _assigned_in_compound(tree):
         elif isinstance(node, (gast.Assign, gast.AnnAssign)) and \
                 isinstance(node.value, gast.IfExp):
             target = node.targets[0] if isinstance(node, gast.Assign) else node.target
-            names.update(n.id for n in gast.walk(target) if isinstance(n, gast.Name))
+            names.update(n.id for n in walk(target) if isinstance(n, gast.Name))
     return names
 
 
@@ -158,7 +158,7 @@ class _Normalizer(Desugar):
                               orelse=self.block(stmt.orelse)))
         elif isinstance(stmt, gast.For):
             target, iterable, reads_ = self.indexed_loop(stmt.target, stmt.iter)
-            for name_node in gast.walk(stmt.target):
+            for name_node in walk(stmt.target):
                 if isinstance(name_node, gast.Name):
                     self.version[name_node.id] = name_node.id
             self.emit(gast.For(target=target, iter=iterable,

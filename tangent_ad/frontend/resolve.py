@@ -16,6 +16,7 @@ from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.frontend import closures, generated
 from tangent_ad.frontend.methods import ATTRIBUTES, METHODS
 from tangent_ad.hooks import insert_grad_code
+from tangent_ad.nodes import walk
 
 BINARY_OPERATORS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
@@ -118,7 +119,7 @@ class _Resolver(gast.NodeVisitor):
         if not self.ctx.facts.get("generated"):
             return  # resolved on its own, when its pullback is generated
         own = {a.id for a in node.args.args} | {
-            n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+            n.id for n in walk(node) if isinstance(n, gast.Name)
             and isinstance(n.ctx, gast.Store)}
         inner = _Resolver(self.ctx, self.scope, self.local | own)
         for stmt in node.body:  # a generated closure: resolved in place

@@ -11,6 +11,7 @@ pass runs once, after the others reached their fixed point.
 """
 import gast
 
+from tangent_ad.nodes import walk
 from tangent_ad.optimize.kinds import Kinds
 
 FRESH_CALLS = {"np.zeros", "np.zeros_like", "np.ones_like", "np.full_like", "np.outer",
@@ -22,7 +23,7 @@ def run(tree, params, unit=None, given=()):
     `unit` and `given` as for `kinds.Kinds`)."""
     kinds = Kinds(tree, params, unit, given)
     candidates, rejected, simple = set(), set(params), set()
-    for node in gast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, (gast.FunctionDef, gast.Lambda)):
             rejected.update(a.id for a in node.args.args)
         elif isinstance(node, gast.Assign) and len(node.targets) == 1 and \
@@ -36,8 +37,8 @@ def run(tree, params, unit=None, given=()):
         elif isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store) and \
                 id(node) not in simple:
             rejected.add(node.id)  # a tuple target, a loop variable
-    allowed = {id(n) for node in gast.walk(tree) for n in _allowed_reads(node, kinds)}
-    for node in gast.walk(tree):
+    allowed = {id(n) for node in walk(tree) for n in _allowed_reads(node, kinds)}
+    for node in walk(tree):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
                 id(node) not in allowed:
             rejected.add(node.id)
@@ -53,7 +54,7 @@ def _accumulates(stmt, kinds):
     if not (isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add)
             and isinstance(value.left, gast.Name) and value.left.id == v):
         return False
-    if any(isinstance(n, gast.Name) and n.id == v for n in gast.walk(value.right)):
+    if any(isinstance(n, gast.Name) and n.id == v for n in walk(value.right)):
         return False
     kind = kinds.of(value.left)
     return kind is not None and kind.box == "array" and kinds.of(value) == kind

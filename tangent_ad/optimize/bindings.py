@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import gast
 
-from tangent_ad.nodes import STACK, is_pop
+from tangent_ad.nodes import STACK, is_pop, walk
 
 
 @dataclass(frozen=True, eq=False)
@@ -55,7 +55,7 @@ def bindings(fdef, skip, given=()):
     The parameters of nested functions named in `given` are left out: the
     caller knows their kinds."""
     out = []
-    for node in gast.walk(fdef):
+    for node in walk(fdef):
         if isinstance(node, gast.Assign):
             if single_target(node):
                 name, value = node.targets[0].id, node.value
@@ -69,21 +69,21 @@ def bindings(fdef, skip, given=()):
                 elts = node.targets[0].elts
                 out += [(e.id, Part(node.value, i, len(elts))) for i, e in enumerate(elts)]
             else:
-                out += [(n.id, None) for t in node.targets for n in gast.walk(t)
+                out += [(n.id, None) for t in node.targets for n in walk(t)
                         if isinstance(n, gast.Name)]
         elif isinstance(node, gast.For):
             counted = _is_range(node.iter)
             out += [(n.id, gast.Constant(value=0, kind=None) if counted else None)
-                    for n in gast.walk(node.target) if isinstance(n, gast.Name)]
+                    for n in walk(node.target) if isinstance(n, gast.Name)]
         elif isinstance(node, (gast.AugAssign, gast.AnnAssign, gast.NamedExpr)):
-            out += [(n.id, None) for n in gast.walk(node.target) if isinstance(n, gast.Name)]
+            out += [(n.id, None) for n in walk(node.target) if isinstance(n, gast.Name)]
         elif isinstance(node, gast.FunctionDef) and node is not fdef:
             out += [(a.id, None) for a in node.args.args if a.id not in given]
             out.append((node.name, None))
         elif isinstance(node, gast.Lambda):
             out += [(a.id, None) for a in node.args.args]
         elif isinstance(node, (gast.With, gast.comprehension, gast.ExceptHandler)):
-            out += [(n.id, None) for n in gast.walk(node)
+            out += [(n.id, None) for n in walk(node)
                     if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)]
     return out
 

@@ -14,7 +14,9 @@ balanced. A ``# Grad of:`` comment left with nothing under it goes too.
 
 Invariant needed: the tree is the output of a differentiator (calls in
 assignments have no side effects besides stack traffic). Invariant
-established: every remaining assignment may be read later.
+established: every remaining assignment may be read later. Each removed
+statement is counted in ``ctx.rewrites`` (for the fixed point of
+``fixed_point``).
 """
 import gast
 
@@ -25,19 +27,23 @@ from tangent_ad.nodes import STACK, is_comment, is_pop, is_push
 def run(tree, ctx=None):
     """Return `tree` (a FunctionDef) without its dead statements."""
     pairs = ctx.facts.get("stack_pairs", {}) if ctx is not None else {}
-    dead_pushes, live_pops = set(), set()
+    dead_pushes, live_pops, removed = set(), set(), 0
     for inner in [s for s in tree.body if isinstance(s, gast.FunctionDef)]:
         # a pullback's `back` first: its pops decide the outer pushes
-        pushes, pops = _eliminate(inner, pairs, set(), set())
+        pushes, pops, count = _eliminate(inner, pairs, set(), set())
         dead_pushes |= pushes
         live_pops |= pops
-    _eliminate(tree, pairs, dead_pushes, live_pops)
+        removed += count
+    removed += _eliminate(tree, pairs, dead_pushes, live_pops)[2]
+    if ctx is not None:
+        ctx.count_rewrites(removed)
     return tree
 
 
 def _eliminate(fdef, pairs, dead_pushes, live_pops):
     """Remove dead statements from `fdef`; return the ids of the pushes
-    whose pops were removed, and the pops that stay.
+    whose pops were removed, the pops that stay, and how many statements
+    went.
 
     A push reads its value only for its pop: it counts as a use only once
     that pop is known to be needed. The set of needed pops grows to a
@@ -53,22 +59,22 @@ def _eliminate(fdef, pairs, dead_pushes, live_pops):
             pop = pop_of.get(id(node.stmt))
             node.uses = frozenset({STACK}) if pop is not None and pop not in live_pops \
                 else uses
-        live_after = _strong_liveness(graph, lambda n: _removable(n, pairs, live_pops))
+        removable = {node for node in graph.nodes if _removable(node, pairs, live_pops)}
+        live_after = _strong_liveness(graph, removable)
         needed = {node.stmt for node in graph.nodes
                   if isinstance(node.stmt, gast.Assign) and is_pop(node.stmt.value)
                   and node.defs & live_after[node]}
         if needed <= live_pops:
             break
         live_pops |= needed
-    dead = {node.stmt for node in graph.nodes
-            if _removable(node, pairs, live_pops) and not node.defs & live_after[node]}
+    dead = {node.stmt for node in removable if not node.defs & live_after[node]}
     remover = _Remover(dead, pairs)
     remover.dead_pushes |= dead_pushes
     for stmt in dead:
         if isinstance(stmt, gast.Assign) and is_pop(stmt.value):
             remover.dead_pushes.update(map(id, pairs[stmt]))
     fdef.body = remover.block(fdef.body)
-    return remover.dead_pushes, live_pops
+    return remover.dead_pushes, live_pops, remover.removed
 
 
 def _removable(node, pairs, live_pops):
@@ -81,11 +87,12 @@ def _removable(node, pairs, live_pops):
 
 
 def _strong_liveness(graph, removable):
-    """{node: names read later}, where a removable statement whose targets
-    are dead reads nothing: a chain of values computed only for one
-    another is dead at once, not one link per round."""
+    """{node: names read later}, where a removable statement (a node in
+    the set `removable`) whose targets are dead reads nothing: a chain of
+    values computed only for one another is dead at once, not one link
+    per round."""
     def transfer(node, live):
-        if removable(node) and not node.defs & live:
+        if node in removable and not node.defs & live:
             return live
         return (live - node.defs) | node.uses
     live_after, _ = dataflow.solve(graph, transfer, forward=False)
@@ -97,6 +104,7 @@ class _Remover:
         self.dead = dead
         self.pairs = pairs
         self.dead_pushes = set()
+        self.removed = 0
 
     def block(self, stmts):
         """`stmts` without dead statements, visited last to first so that
@@ -106,7 +114,9 @@ class _Remover:
             if self.keep(stmt):
                 kept.append(stmt)
         kept.reverse()
-        return _drop_orphan_comments(kept)
+        kept = _drop_orphan_comments(kept)
+        self.removed += len(stmts) - len(kept)
+        return kept
 
     def keep(self, stmt):
         if stmt in self.dead:

@@ -1,8 +1,13 @@
 """Run the optimization passes over the derivative tree until nothing changes.
 
-Passes, in order: algebraic simplification, copy and constant
-propagation, dead-code elimination. Each is ``run(tree, ctx) -> tree``;
-the loop stops when a round leaves the tree unchanged (`fingerprint`).
+Passes, in order and round after round: algebraic simplification, copy
+and constant propagation, dead-code elimination. Each is
+``run(tree, ctx) -> tree`` and counts its changes in ``ctx.rewrites``;
+the loop stops once every pass has run, one after the other, without
+changing anything. Counting is much cheaper than comparing a text of
+the whole tree after each round (`fingerprint`, which staging still
+uses), and a pass is not run again on a tree it has already left as it
+was.
 """
 import ast
 
@@ -13,14 +18,13 @@ MAX_ROUNDS = 10
 
 
 def run(tree, ctx):
-    before = None  # a round always follows the first: it rarely changes nothing
-    for _ in range(MAX_ROUNDS):
-        for opt in PASSES:
-            tree = opt.run(tree, ctx)
-        after = fingerprint(tree)
-        if after == before:
+    quiet = 0  # passes in a row that changed nothing
+    for step in range(MAX_ROUNDS * len(PASSES)):
+        before = ctx.rewrites
+        tree = PASSES[step % len(PASSES)].run(tree, ctx)
+        quiet = quiet + 1 if ctx.rewrites == before else 0
+        if quiet == len(PASSES):
             break
-        before = after
     return tree
 
 

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import gast
 import numpy as np
 
+from tangent_ad.nodes import walk
 from tangent_ad.optimize.bindings import Part, bindings, dotted, placeholders
 
 _PYTHON_NUMBERS = {float: "float", int: "int", bool: "bool", complex: "complex"}
@@ -121,7 +122,7 @@ class Kinds:
 
     def __init__(self, fdef, params, unit=None, given=()):
         self.unit = unit
-        self.nodes = list(gast.walk(fdef))
+        self.nodes = list(walk(fdef))
         self.placeholders = placeholders(fdef)
         assigned = bindings(fdef, self.placeholders, given)
         self.backs = {}  # name of a pullback's back function -> the call binding it

@@ -5,32 +5,37 @@ in the same statement list read ``b`` (or the number) instead, until
 ``a`` or ``b`` is assigned again or a nested block might assign them.
 Dead-code elimination then removes the copy. Only straight runs of
 statements are rewritten, so the pass is safe around loops and branches.
+Each replaced read and each dropped self-copy (``x = x``) is counted in
+``ctx.rewrites`` (for the fixed point of ``fixed_point``).
 """
-import copy
-
 import gast
 
-from tangent_ad.nodes import is_push, writes
+from tangent_ad.nodes import clone, is_push, writes
 
 
 def run(tree, ctx=None):
     """Return `tree` with copies and constants propagated."""
-    _block(tree.body)
+    rewrites = _block(tree.body)
+    if ctx is not None:
+        ctx.count_rewrites(rewrites)
     return tree
 
 
 def _block(stmts):
+    """Propagate within `stmts` (in place); return the number of rewrites."""
+    count = len(stmts)
     stmts[:] = [s for s in stmts if not _self_copy(s)]
+    rewrites = count - len(stmts)
     known = {}  # name -> the atom it is a copy of
     for stmt in stmts:
         for sub in _child_blocks(stmt):
-            _block(sub)
+            rewrites += _block(sub)
         if _child_blocks(stmt):
             assigned = writes(stmt)
             known = {k: v for k, v in known.items()
                      if k not in assigned and _atom_name(v) not in assigned}
             continue
-        _replace_reads(stmt, known)
+        rewrites += _replace_reads(stmt, known)
         assigned = writes(stmt)
         known = {k: v for k, v in known.items()
                  if k not in assigned and _atom_name(v) not in assigned}
@@ -38,6 +43,7 @@ def _block(stmts):
                 isinstance(stmt.targets[0], gast.Name) and _is_atom(stmt.value) and \
                 _atom_name(stmt.value) != stmt.targets[0].id:
             known[stmt.targets[0].id] = stmt.value
+    return rewrites
 
 
 def _self_copy(stmt):
@@ -63,18 +69,37 @@ def _atom_name(node):
 
 
 def _replace_reads(stmt, known):
-    if not known or is_push(stmt):
+    """Replace the reads of known copies in `stmt`'s value (in place, one
+    walk, no visitor class); return how many."""
+    if not known or is_push(stmt) or not isinstance(stmt, (gast.Assign, gast.Return, gast.Expr)) \
+            or stmt.value is None:
         # a push saves the variable it names, to be restored into that same
         # variable: keeping the name keeps each save visibly paired
-        return
+        return 0
+    if _known_read(stmt.value, known):
+        stmt.value = clone(known[stmt.value.id])
+        return 1
+    replaced = 0
+    todo = [stmt.value]
+    while todo:
+        node = todo.pop()
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                for i, item in enumerate(value):
+                    if _known_read(item, known):
+                        value[i] = clone(known[item.id])
+                        replaced += 1
+                    elif isinstance(item, gast.AST):
+                        todo.append(item)
+            elif isinstance(value, gast.AST):
+                if _known_read(value, known):
+                    setattr(node, field, clone(known[value.id]))
+                    replaced += 1
+                else:
+                    todo.append(value)
+    return replaced
 
-    class Replace(gast.NodeTransformer):
-        def visit_Name(self, node):
-            if isinstance(node.ctx, gast.Load) and node.id in known:
-                return copy.deepcopy(known[node.id])
-            return node
 
-    if isinstance(stmt, gast.Assign):
-        stmt.value = Replace().visit(stmt.value)
-    elif isinstance(stmt, (gast.Return, gast.Expr)) and stmt.value is not None:
-        stmt.value = Replace().visit(stmt.value)
+def _known_read(node, known):
+    return type(node) is gast.Name and node.id in known and isinstance(node.ctx, gast.Load)

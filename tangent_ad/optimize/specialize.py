@@ -34,7 +34,7 @@ import numpy as np
 
 from tangent_ad.analysis import cfg, dataflow
 from tangent_ad.naming import COMPLEX_NOTE
-from tangent_ad.nodes import call, call_name, const, is_comment, is_pop, is_push
+from tangent_ad.nodes import call, call_name, const, is_comment, is_pop, is_push, walk
 from tangent_ad.optimize.kinds import BOTTOM, Kinds, is_python_float_like, is_real
 
 
@@ -60,14 +60,14 @@ def _fills(tree, kinds):
     any loop: wherever the name is read, ``s`` has the same value and `x`
     the same kind (it may be a later value of a loop variable)."""
     counts, in_loops = {}, set()
-    for node in gast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Param)):
             counts[node.id] = counts.get(node.id, 0) + 1
         if isinstance(node, (gast.For, gast.While)):
-            in_loops |= {n.id for stmt in node.body + node.orelse for n in gast.walk(stmt)
+            in_loops |= {n.id for stmt in node.body + node.orelse for n in walk(stmt)
                          if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
     fills = {}
-    for node in gast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, gast.Assign) and len(node.targets) == 1 and \
                 isinstance(node.targets[0], gast.Name):
             target, fill = node.targets[0].id, _fill_parts(node.value, kinds)
@@ -79,7 +79,7 @@ def _fills(tree, kinds):
 
 def _bound_once(expr, counts, in_loops=()):
     return all(counts.get(n.id, 0) <= 1 and n.id not in in_loops
-               for n in gast.walk(expr) if isinstance(n, gast.Name))
+               for n in walk(expr) if isinstance(n, gast.Name))
 
 
 def _fill_parts(node, kinds):
@@ -258,7 +258,7 @@ def _drop_real_conversions(fdef):
     fdef.body = [s for s in fdef.body if not (
         isinstance(s, gast.Assign) and isinstance(s.value, gast.Name) and
         isinstance(s.targets[0], gast.Name) and s.targets[0].id == s.value.id)]
-    if not any(call_name(n) == "conj_complex" for n in gast.walk(fdef)
+    if not any(call_name(n) == "conj_complex" for n in walk(fdef)
                if isinstance(n, gast.Call)):
         fdef.body = [s for s in fdef.body if not (
             is_comment(s) and s.value.args[0].value == COMPLEX_NOTE)]
@@ -270,7 +270,7 @@ def _drop_dead_restores(fdef):
     """Remove ``v = stack.pop()`` where no restore of `v` is read, and every
     ``stack.append(v)``. A function with nested functions (a pullback,
     whose ``back`` pops what it pushes) is left alone."""
-    if any(isinstance(n, gast.FunctionDef) for n in gast.walk(fdef) if n is not fdef):
+    if any(isinstance(n, gast.FunctionDef) for n in walk(fdef) if n is not fdef):
         return
     graph = cfg.build(fdef)
     live_after = dataflow.liveness(graph)

@@ -17,6 +17,7 @@ callers keep the general pullback.
 """
 import gast
 
+from tangent_ad.nodes import walk
 from tangent_ad.optimize.bindings import dotted
 from tangent_ad.optimize.kinds import BOTTOM, Kinds
 
@@ -167,7 +168,7 @@ def _returns(fdef, kinds):
     result = kinds.of(last.value.elts[0])
     backs = [s for s in fdef.body if isinstance(s, gast.FunctionDef) and s.name == back_name]
     returned = BOTTOM
-    for node in gast.walk(backs[0]) if len(backs) == 1 else []:
+    for node in walk(backs[0]) if len(backs) == 1 else []:
         if isinstance(node, gast.Return) and node.value is not None:
             value = node.value
             kind = tuple(kinds.of(e) for e in value.elts) \
