@@ -27,6 +27,20 @@ def grad_by_hand(W1, b1, W2, b2, x, y):
     return x.T @ g1, g1.sum(axis=0), h1.T @ g2, g2.sum(axis=0)
 
 
+def jvp_by_hand(W1, b1, W2, b2, x, y, dW1, db1=None, dW2=None, db2=None):
+    """(loss, its directional derivative) along tangents of W1 and,
+    optionally, of b1, W2 and b2: the reference for benchmarks/modes.py."""
+    t1 = x @ dW1 if db1 is None else x @ dW1 + db1
+    h1 = np.tanh(x @ W1 + b1)
+    dh1 = t1 * (1.0 - h1 * h1)
+    t2 = dh1 @ W2 if dW2 is None else dh1 @ W2 + h1 @ dW2
+    if db2 is not None:
+        t2 = t2 + db2
+    h2 = np.tanh(h1 @ W2 + b2)
+    r = h2 - y
+    return np.mean(r * r), 2.0 * np.mean(r * (t2 * (1.0 - h2 * h2)))
+
+
 def make_inputs(n, rng):
     scale = 1.0 / np.sqrt(n)
     return (rng.normal(0.0, scale, (n, n)), rng.normal(0.0, 0.1, n),
