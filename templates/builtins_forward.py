@@ -126,7 +126,7 @@ def tanh(result, x):
 
 @tangent(builtins.abs)
 def builtin_abs(result, x):
-    d[result] = d[x] * np.sign(x)
+    d[result] = np.real(d[x] * np.conj(np.sign(x)))  # Re(conj(z) dz) / |z| for complex z
 
 
 @tangent(builtins.float)

@@ -23,7 +23,7 @@ d = None  # d[x] is the tangent of x; templates are parsed, never run
 
 @tangent(np.abs)
 def abs(result, x):
-    d[result] = d[x] * np.sign(x)
+    d[result] = np.real(d[x] * np.conj(np.sign(x)))  # Re(conj(z) dz) / |z| for complex z
 
 
 @tangent(np.arccos)

@@ -43,7 +43,7 @@ def diff(result, a, n=1, axis=-1):
 def norm(result, x, ord=None, axis=None, keepdims=False):
     """Vector norms of any order, matrix norms 'fro', 'nuc', 1, 2, inf."""
     slope = grad_norm(np.ones_like(result), result, x, ord, axis, keepdims)
-    d[result] = np.sum(slope * d[x], axis, keepdims=keepdims)
+    d[result] = np.real(np.sum(slope * d[x], axis, keepdims=keepdims))  # a real norm
 
 
 @tangent(np.max)

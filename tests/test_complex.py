@@ -315,3 +315,27 @@ def test_vjp_through_a_nonholomorphic_step_is_a_gradient_of_the_real_part():
     got = tad.vjp(f)(Z, ct)
     expected = complex_numerical_grad(lambda z: np.sum(np.real(ct * f(z))), Z)
     np.testing.assert_allclose(got, expected, rtol=1e-6)
+
+
+# ---- forward mode: no convention, the directional derivative itself -----------
+
+def modulus_cubed_builtin(z):
+    return abs(z[0]) ** 3 + np.sum(np.absolute(z))
+
+
+def norms(z):
+    return np.linalg.norm(z) + np.linalg.norm(z, 1) + \
+        np.linalg.norm(np.reshape(z, (1, 3)) * W[:, None], "fro")
+
+
+def _directional(f, z, t, eps=1e-6):
+    return (f(z + eps * t) - f(z - eps * t)) / (2 * eps)
+
+
+@pytest.mark.parametrize("f", FUNCTIONS + HOLOMORPHIC_STEPS + [modulus_cubed_builtin, norms],
+                         ids=lambda f: f.__name__)
+def test_jvp_of_a_real_function_of_a_complex_argument(f):
+    t = np.array([0.3 + 0.1j, -1.0j, 0.5 - 0.2j])
+    value, tangent = tad.jvp(f)(Z, t)
+    assert not np.iscomplexobj(tangent)  # the derivative of a real value is real
+    np.testing.assert_allclose(tangent, _directional(f, Z, t), rtol=1e-6, atol=1e-8)
