@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from tangent_ad.registry import adjoint, nonholomorphic, zero_derivative
-from tangent_ad.runtime import unbroadcast, unreduce
+from tangent_ad.runtime import abs_slope, unbroadcast, unreduce
 
 d = None  # d[x] is the adjoint of x; templates are parsed, never run
 
@@ -129,7 +129,7 @@ def tanh(result, x):
 
 @adjoint(builtins.abs)
 def builtin_abs(result, x):
-    d[x] = d[result] * np.conj(np.sign(x))
+    d[x] = d[result] * abs_slope(x)
 
 
 nonholomorphic(builtins.abs)  # |z| of a complex z

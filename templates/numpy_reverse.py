@@ -22,7 +22,7 @@ import numpy as np
 
 from tangent_ad.registry import adjoint, nonholomorphic, zero_derivative
 from tangent_ad.runtime import (
-    cast_like, dsinc, linspace_fraction, unarray, unbroadcast)
+    abs_slope, cast_like, dsinc, linspace_fraction, unarray, unbroadcast)
 
 d = None  # d[x] is the adjoint of x; templates are parsed, never run
 
@@ -32,7 +32,7 @@ d = None  # d[x] is the adjoint of x; templates are parsed, never run
 @adjoint(np.abs)
 def abs(result, x):
     """For a complex z: conj(z) / abs(z)."""
-    d[x] = d[result] * np.conj(np.sign(x))
+    d[x] = d[result] * abs_slope(x)
 
 
 @adjoint(np.arccos)

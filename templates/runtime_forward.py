@@ -22,11 +22,11 @@ code in reverse mode, ``grad(grad(f))``, needs them).
 """
 from tangent_ad.registry import tangent
 from tangent_ad.runtime import (
-    accumulate, cast_like, conj_complex, d2sinc, digamma, dsinc, grad_cholesky,
+    abs_slope, accumulate, cast_like, conj_complex, d2sinc, digamma, dsinc, grad_cholesky,
     grad_dot_lhs, grad_dot_rhs, grad_eigh_pair, grad_einsum, grad_kron_lhs,
     grad_kron_rhs, grad_matmul_lhs, grad_matmul_rhs, grad_norm, grad_solve_lhs,
     grad_solve_rhs, grad_tensordot_lhs, grad_tensordot_rhs, inverse_permutation,
-    jvp_grad_cholesky, jvp_grad_eigh, jvp_grad_einsum, jvp_grad_norm,
+    jvp_abs_slope, jvp_grad_cholesky, jvp_grad_eigh, jvp_grad_einsum, jvp_grad_norm,
     jvp_grad_solve_rhs, linspace_fraction, matrix_transpose, segment_length,
     trigamma, unarray, unatleast, uncumsum, unconcatenate, undiag, undiagonal,
     undiff, unindex, unindex_container, unpad, unreduce, unreduce_max,
@@ -42,6 +42,11 @@ d = None  # d[x] is the tangent of x; templates are parsed, never run
 @tangent(conj_complex)
 def conj_complex_rule(result, g):
     d[result] = conj_complex(d[g])
+
+
+@tangent(abs_slope)
+def abs_slope_rule(result, x):
+    d[result] = jvp_abs_slope(d[x], x)
 
 
 @tangent(unbroadcast)

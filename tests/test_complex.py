@@ -339,3 +339,12 @@ def test_jvp_of_a_real_function_of_a_complex_argument(f):
     value, tangent = tad.jvp(f)(Z, t)
     assert not np.iscomplexobj(tangent)  # the derivative of a real value is real
     np.testing.assert_allclose(tangent, _directional(f, Z, t), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("f", FUNCTIONS + HOLOMORPHIC_STEPS + [modulus_cubed_builtin, norms],
+                         ids=lambda f: f.__name__)
+def test_hvp_is_the_directional_derivative_of_the_gradient(f):
+    t = np.array([0.3 + 0.1j, -1.0j, 0.5 - 0.2j])
+    gradient = tad.grad(f)
+    np.testing.assert_allclose(tad.hvp(f)(Z, t), _directional(gradient, Z, t),
+                               rtol=1e-6, atol=1e-7)

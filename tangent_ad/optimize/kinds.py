@@ -272,6 +272,8 @@ class Kinds:
             return self._adjoint_helper(func, args)
         if func == "conj_complex" and len(args) == 1:
             return self.of(args[0])
+        if func == "abs_slope" and len(args) == 1:
+            return self._apply(np.sign, args)  # conj(sign) for complex: the same kind
         return None
 
     def _reduce(self, func, arg):

@@ -10,7 +10,7 @@ values, shapes and dtypes for those kinds:
   ``grad_matmul_rhs(g, a, b)`` -> ``a.T @ g`` for matrices (and their
   matrix-vector and outer-product forms for vectors);
 * ``np.size(x)`` -> its value; ``ensure_scalar(v)`` goes for a scalar `v`;
-* ``np.conj(x)`` -> ``x`` for a real `x`, and a gradient's closing
+* ``abs_slope(x)`` -> ``np.sign(x)`` and ``np.conj(x)`` -> ``x`` for a real `x`, and a gradient's closing
   ``bx = conj_complex(bx)`` goes (with its comment) for a real `bx` or
   when every argument is real (the conjugate would change only the
   imaginary part of a real argument's adjoint, which has no meaning);
@@ -177,6 +177,11 @@ class _Rewriter(gast.NodeTransformer):
             return node
         if func == "zeros_like" and len(args) == 1:
             return self._zeros(node, args[0])
+        if func == "abs_slope" and len(args) == 1 and is_real(self.kinds.of(args[0])):
+            node.func = gast.Attribute(value=gast.Name(id="np", ctx=gast.Load(), annotation=None,
+                                                       type_comment=None),
+                                       attr="sign", ctx=gast.Load())
+            return node
         if func in ("np.conj", "conj_complex") and len(args) == 1 and (
                 is_real(self.kinds.of(args[0])) or
                 func == "conj_complex" and self.real_arguments):

@@ -9,7 +9,7 @@ import numpy as np
 from tangent_ad.errors import NonScalarOutputError
 from tangent_ad.runtime.structures import unindex_container
 
-__all__ = ["ensure_scalar", "unbroadcast", "unreduce", "unreduce_mean", "unindex", "inverse_permutation", "cast_like", "conj_complex", "dsinc", "digamma"]
+__all__ = ["ensure_scalar", "unbroadcast", "unreduce", "unreduce_mean", "unindex", "inverse_permutation", "cast_like", "conj_complex", "abs_slope", "dsinc", "digamma"]
 
 
 _ndarray = np.ndarray
@@ -180,6 +180,21 @@ def conj_complex(g):
     if type(g) is complex:
         return g.conjugate()
     return np.conj(g) if np.iscomplexobj(g) else g
+
+
+def abs_slope(x):
+    """The derivative of ``abs`` at `x`, in the convention of adjoints
+    inside a derivative (JAX's): ``sign(x)`` for a real `x`, ``conj(x) /
+    abs(x)`` for a complex one; 0 at 0. A helper, not ``np.sign``, because
+    ``np.sign`` has a zero derivative, which is wrong for complex `x`.
+
+    >>> abs_slope(np.array([-2.0, 0.0, 3.0]))
+    array([-1.,  0.,  1.])
+    >>> complex(abs_slope(3.0 + 4.0j))
+    (0.6-0.8j)
+    """
+    slope = np.sign(x)
+    return np.conj(slope) if np.iscomplexobj(slope) else slope
 
 
 def dsinc(x):

@@ -16,7 +16,7 @@ from tangent_ad.runtime.structures import zeros_like
 
 __all__ = ["zero_tangent", "broadcast_like", "jvp_mean", "tangent_array", "jvp_einsum",
            "jvp_cholesky", "jvp_eigh", "jvp_grad_norm", "jvp_grad_einsum",
-           "jvp_grad_solve_rhs", "d2sinc", "trigamma"]
+           "jvp_grad_solve_rhs", "jvp_abs_slope", "d2sinc", "trigamma"]
 
 
 _ndarray = np.ndarray
@@ -156,7 +156,9 @@ def jvp_grad_norm(dg, dnorm, dx, g, norm, x, ord=None, axis=None, keepdims=False
     `x`. The slope is x / norm for the 2-norm (and Frobenius),
     sign(x) (|x| / norm)^(p-1) for a vector p-norm, u_k v_k^T (a singular
     pair) for the matrix 2-norm and -2-norm, U V^T for the nuclear norm
-    (``jvp_singular_slope``), and piecewise constant for the others.
+    (``jvp_singular_slope``), and piecewise constant for the others
+    (for real values: for complex ones the 1-norm's slope conj(x) / |x|
+    varies, and other p-norms are refused).
 
     >>> jvp_grad_norm(0.0, 0.6, np.array([1.0, 0.0]), 1.0, 5.0, np.array([3.0, 4.0]))
     array([ 0.128, -0.096])
@@ -167,6 +169,14 @@ def jvp_grad_norm(dg, dnorm, dx, g, norm, x, ord=None, axis=None, keepdims=False
     if ord is None or ord == "fro" or (ord == 2 and len(axes) == 1):
         tangent = tangent + grad_norm(g, norm, dx, ord, axis, keepdims) \
             - grad_norm(g * dnorm / norm, norm, x, ord, axis, keepdims)
+    elif len(axes) == 1 and ord == 1 and np.iscomplexobj(x):
+        if not keepdims:
+            g = np.expand_dims(g, axes)
+        tangent = tangent + g * jvp_abs_slope(dx, x)  # slope conj(x) / |x|
+    elif len(axes) == 1 and np.iscomplexobj(x) and ord != 0:
+        raise NotImplementedError(
+            f"the second derivative of the vector norm ord={ord} of complex "
+            "values is not supported (ord=None, 1, 2 are)")
     elif len(axes) == 1 and np.isfinite(ord) and ord not in (0, 1):
         if not keepdims:
             g, norm, dnorm = (np.expand_dims(v, axes) for v in (g, norm, dnorm))
@@ -174,6 +184,10 @@ def jvp_grad_norm(dg, dnorm, dx, g, norm, x, ord=None, axis=None, keepdims=False
         slope = (ord - 1) * (size / norm) ** (ord - 2) / norm * \
             (dx - np.sign(x) * size * dnorm / norm)
         tangent = tangent + g * slope
+    elif len(axes) == 2 and np.iscomplexobj(x) and ord not in (2, -2, "nuc"):
+        raise NotImplementedError(
+            f"the second derivative of the matrix norm ord={ord} of complex "
+            "values is not supported")
     elif len(axes) == 2 and ord in (2, -2, "nuc"):
         if not keepdims:
             g = np.expand_dims(g, axes)
@@ -214,6 +228,20 @@ def jvp_grad_solve_rhs(dg, da, y, a, x):
     else:
         shift = np.matmul(matrix_transpose(da), y)
     return grad_solve_rhs(dg - shift, a, x)
+
+
+def jvp_abs_slope(t, x):
+    """The tangent of ``abs_slope(x)`` for the tangent `t` of `x`: zero for
+    a real `x`; for a complex one, with s = x / |x| and
+    d|x| = Re(conj(s) t), the tangent of conj(s) is
+    conj(t - s Re(conj(s) t)) / |x| (zero at x = 0)."""
+    if not np.iscomplexobj(x):
+        return np.zeros_like(x, dtype=np.result_type(x, 0.0)) \
+            if isinstance(x, np.ndarray) else 0.0
+    size = np.abs(x)
+    s = np.sign(x)
+    ds = (t - s * np.real(np.conj(s) * t)) / np.where(size > 0, size, 1.0)
+    return np.conj(np.where(size > 0, ds, 0.0))
 
 
 def d2sinc(x):
