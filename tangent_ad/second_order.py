@@ -13,6 +13,9 @@ gradient of `f` with respect to ``v`` (``tad.hvp``'s construction; the
 Hessian is symmetric, so no reverse pass over generated code is needed).
 The seed's own adjoint is ``<u, grad_W f(p)>``.
 
+A jvp ``F = tad.jvp(f, wrt=W)`` gets a rule the same way (``_jvp_rule``):
+its pullback is made of vjps of `f` and forward mode over them.
+
 This module turns that into an ordinary reverse rule of `g`, written as a
 template like every other rule::
 
@@ -62,12 +65,14 @@ def caller(g):
     names = [p.name for p in params]
     namespace = {}
     header = []
-    for i, p in enumerate(params):
+    for p in params:
         if p.default is p.empty:
             header.append(p.name)
+        elif type(p.default) in (int, float, bool, str, complex, type(None)):
+            header.append(f"{p.name}={p.default!r}")
         else:
-            namespace[f"__tad_default{i}"] = p.default
-            header.append(f"{p.name}=__tad_default{i}")
+            namespace[f"default_{p.name}"] = p.default
+            header.append(f"{p.name}=default_{p.name}")
     source = (f"def {g.__name__}({', '.join(header)}):\n"
               f"    return {g.__name__}({', '.join(names)})\n")
     wrapper = _load(source, f"<tangent_ad caller of {g.__name__} #{id(g)}>", namespace,

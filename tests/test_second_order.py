@@ -206,3 +206,19 @@ def test_vjp_of_a_gradient_is_the_hessian_vector_product():
 
 def lambda_free_cube(s):
     return s ** 3
+
+
+SCALE = 2.0
+
+
+def with_defaults(x, n=3, scale=SCALE, offsets=(0.5, 1.0)):
+    return scale * x ** n + offsets[0] * x
+
+
+def test_defaults_of_the_function_are_kept():
+    assert tad.grad(with_defaults)(1.5) == pytest.approx(14.0)  # a global default
+    second = tad.grad(tad.grad(with_defaults))
+    assert second(1.5) == pytest.approx(2.0 * 6 * 1.5)
+    assert second(1.5, 4) == pytest.approx(2.0 * 12 * 1.5 ** 2)
+    assert "n=3, scale=SCALE" in tad.show_source(tad.grad(with_defaults))
+    assert "n=3, scale=2.0, offsets=default_offsets" in tad.show_source(second)

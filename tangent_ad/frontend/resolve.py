@@ -53,6 +53,9 @@ def run(tree, ctx):
     resolver = _Resolver(ctx, scope, local)
     for stmt in tree.body:
         resolver.visit(stmt)
+    defaults = _Resolver(ctx, scope, set())  # the derivative repeats them
+    for default in tree.args.defaults:
+        defaults.visit(default)
     return tree
 
 
