@@ -95,7 +95,8 @@ def _gradient_rule(g, derivative):
     """``d[v] = bresult * (H u)_v`` for each argument v of f (module docstring)."""
     info = g.__tangent_ad__
     f, wrt = info.primal, tuple(info.wrt)
-    params = list(inspect.signature(g).parameters)
+    signature = inspect.signature(g)
+    params = list(signature.parameters)
     primal = [p for p in params if p != "bresult"]
     if len(params) != len(primal) + 1:
         return None  # a parameter of f named bresult: no rule, refused as before
@@ -108,11 +109,26 @@ def _gradient_rule(g, derivative):
     seed = f"seed_adjoint_{f.__name__}_d{'_'.join(wrt)}"
     namespace[seed] = _SeedAdjoint(seed, g)
     lines.append(f"    d[bresult] = {seed}({', '.join(primal)}, d[result])")
-    header = ", ".join(["result"] + [p if p != "bresult" else "bresult=1.0"
-                                     for p in params])
+    header = ", ".join(["result"] + [_with_default(p, v, namespace)
+                                     for p, v in signature.parameters.items()])
     name = f"rule_of_{g.__name__}"
     source = f"def {name}({header}):\n" + "\n".join(lines) + "\n"
     return _load(source, f"<tangent_ad rule of {g.__name__} #{id(g)}>", namespace, name)
+
+
+def _with_default(name, param, namespace):
+    """`name` with the default of the gradient's parameter, so a call that
+    leaves it out binds (a number is written out, another value is bound
+    in the rule's namespace, from where the call's code loads it)."""
+    if name == "bresult":
+        return "bresult=1.0"
+    value = param.default
+    if value is param.empty:
+        return name
+    if type(value) in (int, float, bool, type(None)):
+        return f"{name}={value!r}"
+    namespace[f"__tad_default_{name}"] = value
+    return f"{name}=__tad_default_{name}"
 
 
 def _jvp_rule(F, derivative):
