@@ -63,16 +63,9 @@ def caller(g):
     params = [p for p in inspect.signature(g).parameters.values()
               if p.name != "bresult" or not is_gradient(g)]
     names = [p.name for p in params]
-    namespace = {}
-    header = []
+    namespace, header = {}, []
     for p in params:
-        if p.default is p.empty:
-            header.append(p.name)
-        elif type(p.default) in (int, float, bool, str, complex, type(None)):
-            header.append(f"{p.name}={p.default!r}")
-        else:
-            namespace[f"default_{p.name}"] = p.default
-            header.append(f"{p.name}=default_{p.name}")
+        header.append(_with_default(p.name, p, namespace))
     source = (f"def {g.__name__}({', '.join(header)}):\n"
               f"    return {g.__name__}({', '.join(names)})\n")
     wrapper = _load(source, f"<tangent_ad caller of {g.__name__} #{id(g)}>", namespace,
@@ -100,7 +93,8 @@ def _gradient_rule(g, derivative):
     """``d[v] = bresult * (H u)_v`` for each argument v of f (module docstring)."""
     info = g.__tangent_ad__
     f, wrt = info.primal, tuple(info.wrt)
-    params = list(inspect.signature(g).parameters)
+    signature = inspect.signature(g)
+    params = list(signature.parameters)
     primal = [p for p in params if p != "bresult"]
     if len(params) != len(primal) + 1:
         return None  # a parameter of f named bresult: no rule, refused as before
@@ -113,11 +107,27 @@ def _gradient_rule(g, derivative):
     seed = f"seed_adjoint_{f.__name__}_d{'_'.join(wrt)}"
     namespace[seed] = _SeedAdjoint(seed, g)
     lines.append(f"    d[bresult] = {seed}({', '.join(primal)}, d[result])")
-    header = ", ".join(["result"] + [p if p != "bresult" else "bresult=1.0"
-                                     for p in params])
+    header = ", ".join(["result"] + [_with_default(p, v, namespace)
+                                     for p, v in signature.parameters.items()])
     name = f"rule_of_{g.__name__}"
     source = f"def {name}({header}):\n" + "\n".join(lines) + "\n"
     return _load(source, f"<tangent_ad rule of {g.__name__} #{id(g)}>", namespace, name)
+
+
+def _with_default(name, param, namespace):
+    """`name` with the default of the parameter `param` (of a generated
+    function), for the header of a function that takes the same arguments:
+    a number or string written out, another value bound in `namespace` as
+    ``default_<name>``, from where generated code calling it loads it."""
+    if name == "bresult":
+        return "bresult=1.0"
+    value = param.default
+    if value is param.empty:
+        return name
+    if type(value) in (int, float, bool, str, complex, type(None)):
+        return f"{name}={value!r}"
+    namespace[f"default_{name}"] = value
+    return f"{name}=default_{name}"
 
 
 def _jvp_rule(F, derivative):

@@ -208,17 +208,83 @@ def lambda_free_cube(s):
     return s ** 3
 
 
+# ---- defaults that are not literals ---------------------------------------------
+# A derivative keeps its function's defaults; one that names a global, or a
+# closure's own variable, must be loadable in the generated code (it used
+# to raise InternalError: NameError), and a call to a gradient may leave
+# parameters with defaults out.
+
 SCALE = 2.0
 
 
-def with_defaults(x, n=3, scale=SCALE, offsets=(0.5, 1.0)):
+def scaled_cube(x, s=SCALE):
+    return s * x ** 3
+
+
+def calls_scaled_cube(x):
+    return scaled_cube(x) + x
+
+
+def _make_scaled_square(k):
+    def scaled_square(x, k=k):
+        return k * x ** 2
+    return scaled_square
+
+
+scaled_square = _make_scaled_square(3.0)
+
+
+def with_defaults(x, scale=2.0, power=3):
+    return scale * x ** power + np.exp(-x)
+
+
+def recursive_power(x, n=4):
+    if n == 0:
+        return 1.0
+    return x * recursive_power(x, n - 1)
+
+
+d_with_defaults = tad.grad(with_defaults)
+d_scaled_cube = tad.grad(scaled_cube)
+
+
+def calls_gradient_with_a_keyword(x):
+    return d_with_defaults(x, power=2) ** 2 + d_scaled_cube(x)
+
+
+def test_a_default_that_names_a_global():
+    assert tad.grad(scaled_cube)(1.0) == pytest.approx(6.0)
+    assert tad.grad(calls_scaled_cube)(1.0) == pytest.approx(7.0)
+    assert "s=SCALE" in tad.show_source(tad.grad(scaled_cube))
+
+
+def test_a_default_that_names_a_closure_variable():
+    assert tad.grad(scaled_square)(2.0) == pytest.approx(12.0)
+    assert tad.grad(tad.grad(scaled_square))(2.0) == pytest.approx(6.0)
+
+
+@pytest.mark.parametrize("func", [with_defaults, recursive_power, scaled_cube])
+def test_grad_of_grad_of_a_function_with_defaults(func):
+    check_grads(tad.grad(func), tad.grad(tad.grad(func)), (0.7,))
+
+
+def test_grad_of_grad_with_keyword_arguments():
+    got = tad.grad(tad.grad(with_defaults))(0.7, scale=0.5, power=4)
+    assert got == pytest.approx(0.5 * 12 * 0.7 ** 2 + np.exp(-0.7))
+
+
+def test_a_called_gradient_may_leave_defaults_out():
+    check_grads(calls_gradient_with_a_keyword, tad.grad(calls_gradient_with_a_keyword), (0.7,))
+
+
+def tuple_default(x, n=3, scale=SCALE, offsets=(0.5, 1.0)):
     return scale * x ** n + offsets[0] * x
 
 
 def test_defaults_of_the_function_are_kept():
-    assert tad.grad(with_defaults)(1.5) == pytest.approx(14.0)  # a global default
-    second = tad.grad(tad.grad(with_defaults))
+    assert tad.grad(tuple_default)(1.5) == pytest.approx(14.0)  # a global default
+    second = tad.grad(tad.grad(tuple_default))
     assert second(1.5) == pytest.approx(2.0 * 6 * 1.5)
     assert second(1.5, 4) == pytest.approx(2.0 * 12 * 1.5 ** 2)
-    assert "n=3, scale=SCALE" in tad.show_source(tad.grad(with_defaults))
+    assert "n=3, scale=SCALE" in tad.show_source(tad.grad(tuple_default))
     assert "n=3, scale=2.0, offsets=default_offsets" in tad.show_source(second)

@@ -265,11 +265,13 @@ def check(template, func, mode):
 
 @functools.lru_cache(maxsize=None)
 def free_names(template):
-    """The global names a template's body reads (to load with the code)."""
-    params, _, body = parse(template)
+    """The global names a template's body and defaults read (to load with
+    the code; a call that leaves out a parameter gets its default)."""
+    params, defaults, body = parse(template)
     stores = {n.id for s in body for n in walk(s)
               if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-    return {n.id for s in body for n in walk(s)
+    nodes = list(body) + [e for e in defaults if e is not _NO_DEFAULT]
+    return {n.id for s in nodes for n in walk(s)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)} \
         - set(params) - stores - {"d"}
 

@@ -5,7 +5,8 @@ Templates are keyed by object, so ``np.sum``, ``numpy.sum`` and a bare
 looks each one up (closure cells, then module globals, then builtins) and
 records, in ``ctx.resolved``, the object behind every call, operator,
 global name and global attribute. ``ctx.namespace`` receives the root names
-the generated code will need when it is loaded. The tree is not changed.
+the generated code will need when it is loaded. The tree is not changed,
+except for defaults that are not visible as globals (``_bind_defaults``).
 """
 import builtins
 import operator
@@ -53,10 +54,37 @@ def run(tree, ctx):
     resolver = _Resolver(ctx, scope, local)
     for stmt in tree.body:
         resolver.visit(stmt)
-    defaults = _Resolver(ctx, scope, set())  # the derivative repeats them
-    for default in tree.args.defaults:
-        defaults.visit(default)
+    _bind_defaults(tree, ctx, scope)
     return tree
+
+
+def _bind_defaults(tree, ctx, scope):
+    """Make the parameters' defaults loadable in the generated code.
+
+    A derivative keeps the defaults of `tree` as expressions, but they were
+    evaluated where the function was defined, not in its body. A default
+    that reads no name stays as written; a name that denotes the default
+    value in `scope` goes into ``ctx.namespace`` (``s=SCALE`` stays
+    readable); any other default (``k=k`` in a closure, ``np.ones(3)``) is
+    replaced by its value, bound to ``__tad_default_<parameter>``.
+    """
+    args = tree.args
+    values = getattr(ctx.func, "__defaults__", None)
+    params = args.args[len(args.args) - len(args.defaults):]
+    for i, (param, expr) in enumerate(zip(params, args.defaults)):
+        if not any(isinstance(n, gast.Name) for n in walk(expr)):
+            continue
+        value = values[i] if values is not None and len(values) == len(params) else _MISSING
+        if isinstance(expr, gast.Name) and expr.id in scope and \
+                (value is _MISSING or scope[expr.id] is value):
+            ctx.namespace[expr.id] = scope[expr.id]
+        elif value is not _MISSING:
+            key = f"__tad_default_{param.id}"
+            ctx.namespace[key] = value
+            args.defaults[i] = gast.Name(id=key, ctx=gast.Load(), annotation=None,
+                                         type_comment=None)
+        else:  # a lifted nested function: its defaults must be globals
+            _Resolver(ctx, scope, set()).visit(expr)
 
 
 def _function_scope(func):
