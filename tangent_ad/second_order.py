@@ -40,15 +40,13 @@ def is_gradient(fn):
     or a pullback): the only generated functions with a reverse rule here."""
     info = getattr(fn, "__tangent_ad__", None)
     return info is not None and info.mode == "reverse" and \
-        info.kind == "gradient" and not info.preserve_result and \
-        not getattr(info.primal, "__tangent_ad_caller__", False)  # third order
+        info.kind == "gradient" and not info.preserve_result
 
 
 def is_jvp(fn):
     """True for a function made by ``tad.jvp``."""
     info = getattr(fn, "__tangent_ad__", None)
-    return info is not None and info.mode == "forward" and info.kind == "jvp" and \
-        not getattr(info.primal, "__tangent_ad_caller__", False)
+    return info is not None and info.mode == "forward" and info.kind == "jvp"
 
 
 def has_rule(fn):
@@ -197,10 +195,15 @@ class _Product:
         self.fn = None
 
     def __call__(self, *args):
+        return (self.fn or self.__tangent_ad_function__())(*args)
+
+    def __tangent_ad_function__(self):
+        """The generated product (forward mode over it, for a derivative of
+        order three, reads its source)."""
         if self.fn is None:
             gradient = self.derivative(self.f, "reverse", self.v, None)
             self.fn = self.derivative(gradient, "forward", self.wrt, "hvp")
-        return self.fn(*args)
+        return self.fn
 
 
 class _SeedAdjoint:

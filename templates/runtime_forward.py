@@ -17,21 +17,27 @@ the decompositions (Cholesky, eigh) have tangents written as runtime
 helpers (``jvp_grad_norm``, ``jvp_grad_cholesky``, ...); helpers that
 compute axes, counts or fractions do not vary.
 
-These rules have no reverse counterpart yet (differentiating generated
-code in reverse mode, ``grad(grad(f))``, needs them).
+The helpers of forward-mode code itself that are linear in the tangent
+they carry (``broadcast_like``, ``jvp_mean``, ``tangent_array``) have
+rules too, and ``zero_tangent`` a zero derivative like ``zeros_like``: forward mode over
+forward-mode code is how third derivatives are made (``second_order.py``).
+
+These rules have no reverse counterpart: reverse mode over generated
+code uses derived rules instead (``tangent_ad/second_order.py``).
 """
 from tangent_ad.registry import tangent
 from tangent_ad.runtime import (
-    abs_slope, accumulate, cast_like, conj_complex, d2sinc, digamma, dsinc, grad_cholesky,
+    abs_slope, accumulate, broadcast_like, cast_like, conj_complex, d2sinc, digamma, dsinc, grad_cholesky,
     grad_dot_lhs, grad_dot_rhs, grad_eigh_pair, grad_einsum, grad_kron_lhs,
     grad_kron_rhs, grad_matmul_lhs, grad_matmul_rhs, grad_norm, grad_solve_lhs,
     grad_solve_rhs, grad_tensordot_lhs, grad_tensordot_rhs, inverse_permutation,
     jvp_abs_slope, jvp_grad_cholesky, jvp_grad_eigh, jvp_grad_einsum, jvp_grad_norm,
-    jvp_grad_solve_rhs, linspace_fraction, matrix_transpose, segment_length,
-    trigamma, unarray, unatleast, uncumsum, unconcatenate, undiag, undiagonal,
+    jvp_grad_solve_rhs, jvp_mean, linspace_fraction, matrix_transpose, segment_length,
+    tangent_array, trigamma, unarray, unatleast, uncumsum, unconcatenate, undiag, undiagonal,
     undiff, unindex, unindex_container, unpad, unreduce, unreduce_max,
     unreduce_mean, unreduce_median, unreduce_var, unrepeat, unrollaxis, unsort,
-    unstack, untake, untake_along_axis, untile, unbroadcast, zeroed, zeros_like)
+    unstack, untake, untake_along_axis, untile, unbroadcast, zero_tangent, zeroed,
+    zeros_like)
 
 d = None  # d[x] is the tangent of x; templates are parsed, never run
 
@@ -300,3 +306,25 @@ def grad_eigh_pair_rule(result, g, eigen):
     """Linear in g; the eigenvalues enter through 1 / (w_j - w_i), the
     eigenvectors through V (...) V^T."""
     d[result] = jvp_grad_eigh(d[g], d[eigen], g, eigen)
+
+
+# ---- forward-mode helpers: linear in the tangent they carry ----------------
+
+@tangent(broadcast_like)
+def broadcast_like_rule(result, t, x):
+    d[result] = broadcast_like(d[t], x)
+
+
+@tangent(jvp_mean)
+def jvp_mean_rule(result, t, axis=None, keepdims=False):
+    d[result] = jvp_mean(d[t], axis, keepdims)
+
+
+@tangent(tangent_array)
+def tangent_array_rule(result, t, value):
+    d[result] = tangent_array(d[t], value)
+
+
+@tangent(zero_tangent)
+def zero_tangent_rule(result, x):
+    d[result] = 0.0

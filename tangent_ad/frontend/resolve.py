@@ -195,6 +195,8 @@ class _Resolver(gast.NodeVisitor):
             self.ctx.facts.setdefault("methods", set()).add(node)
             self.visit(node.func.value)
         else:
+            if self.ctx.mode == "forward" and hasattr(obj, "__tangent_ad_function__"):
+                obj = obj.__tangent_ad_function__()  # a product made on demand
             self.ctx.resolved[node.func] = obj
         self.ctx.resolved[node] = obj
         for child in node.args + [k.value for k in node.keywords]:

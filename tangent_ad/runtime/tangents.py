@@ -73,11 +73,11 @@ def jvp_mean(t, axis=None, keepdims=False):
     return np.mean(t, axis, keepdims=keepdims)
 
 
-def tangent_array(t, result):
-    """The tangent of ``result = np.array(x)`` (or ``np.asarray``,
+def tangent_array(t, value):
+    """The tangent of ``value = np.array(x)`` (or ``np.asarray``,
     ``np.astype``) from the tangent `t` of `x`, which may be a (nested)
-    list or tuple of tangents: one array of the result's shape and dtype,
-    or zeros when the result is of an integer or boolean type, which
+    list or tuple of tangents: one array of the value's shape and dtype,
+    or zeros when the value is of an integer or boolean type, which
     cannot vary.
 
     >>> tangent_array((1.0, np.ones(1)[0]), np.zeros(2, np.float32))
@@ -85,10 +85,10 @@ def tangent_array(t, result):
     >>> tangent_array(np.ones(2), np.zeros(2, int))
     array([0., 0.])
     """
-    dtype = np.result_type(result)
+    dtype = np.result_type(value)
     if not np.issubdtype(dtype, np.inexact):
-        return np.zeros(np.shape(result))
-    return np.reshape(np.asarray(t, dtype=dtype), np.shape(result))
+        return np.zeros(np.shape(value))
+    return np.reshape(np.asarray(t, dtype=dtype), np.shape(value))
 
 
 def jvp_einsum(tangents, operands):
