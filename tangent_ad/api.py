@@ -71,10 +71,11 @@ def _derivative(func, mode, wrt, preserve_result, optimized, verbose, kind=None)
         if verbose:
             print(cached.__tangent_ad__.source)
         return cached
-    target = func
+    target, target_wrt = func, names
     if mode == "reverse" and second_order.has_rule(func):
         target = second_order.caller(func)  # whose call has a derived rule
-    fn = pipeline.transform(target, wrt=names, mode=mode, optimized=optimized,
+        target_wrt = tuple(second_order.caller_name(n) for n in names)
+    fn = pipeline.transform(target, wrt=target_wrt, mode=mode, optimized=optimized,
                             preserve_result=preserve_result, verbose=verbose,
                             kind=kind)
     if optimized and mode == "reverse" and kind is None:

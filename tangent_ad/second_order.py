@@ -43,6 +43,12 @@ def is_gradient(fn):
         info.kind == "gradient" and not info.preserve_result
 
 
+def is_vjp(fn):
+    """True for a function made by ``tad.vjp``."""
+    info = getattr(fn, "__tangent_ad__", None)
+    return info is not None and info.mode == "reverse" and info.kind == "vjp"
+
+
 def is_jvp(fn):
     """True for a function made by ``tad.jvp``."""
     info = getattr(fn, "__tangent_ad__", None)
@@ -51,19 +57,23 @@ def is_jvp(fn):
 
 def has_rule(fn):
     """True for the generated functions this module gives a reverse rule."""
-    return is_gradient(fn) or is_jvp(fn)
+    return is_gradient(fn) or is_jvp(fn) or is_vjp(fn)
+
+
+COTANGENT = "cotangent"  # a vjp's `bresult`, renamed in its caller
 
 
 def caller(g):
-    """``def <g's name>(<f's parameters>): return g(<parameters>)``, with
-    f's defaults: the function whose derivative is the derivative of `g`
-    (its seed stays 1.0; the derivative has a seed ``bresult`` of its own)."""
+    """``def <g's name>(<g's parameters>): return g(<parameters>)``, with
+    g's defaults: the function whose derivative is the derivative of `g`.
+    A gradient's seed stays 1.0 and a vjp's is called ``cotangent``: the
+    derivative has a seed ``bresult`` of its own."""
     params = [p for p in inspect.signature(g).parameters.values()
               if p.name != "bresult" or not is_gradient(g)]
-    names = [p.name for p in params]
+    names = [caller_name(p.name) for p in params]
     namespace, header = {}, []
-    for p in params:
-        header.append(_with_default(p.name, p, namespace))
+    for name, p in zip(names, params):
+        header.append(_with_default(name, p, namespace))
     source = (f"def {g.__name__}({', '.join(header)}):\n"
               f"    return {g.__name__}({', '.join(names)})\n")
     wrapper = _load(source, f"<tangent_ad caller of {g.__name__} #{id(g)}>", namespace,
@@ -71,6 +81,11 @@ def caller(g):
     namespace[g.__name__] = g  # the body calls g, under g's own name
     wrapper.__tangent_ad_caller__ = True
     return wrapper
+
+
+def caller_name(param):
+    """The name of `param` of a generated function in its `caller`."""
+    return COTANGENT if param == "bresult" else param
 
 
 def rule(fn, derivative):
@@ -84,6 +99,8 @@ def rule(fn, derivative):
         return _jvp_rule(fn, derivative)
     if is_gradient(fn):
         return _gradient_rule(fn, derivative)
+    if is_vjp(fn):
+        return _vjp_rule(fn, derivative)
     return None
 
 
@@ -147,6 +164,43 @@ def _jvp_rule(F, derivative):
     return _load(source, f"<tangent_ad rule of {F.__name__} #{id(F)}>", namespace, name)
 
 
+def _vjp_rule(V, derivative):
+    """``V = vjp(f, wrt=W)`` maps (p, c) to J_W(p)^T c. For a cotangent u
+    of that (one entry per argument in W), an argument v of f gets
+    ``d/dv <J_W u, c>``, forward mode over the vjp ``J_v^T c`` along u, and
+    the cotangent c gets ``J_W u``, a jvp of f."""
+    info = V.__tangent_ad__
+    f, wrt = info.primal, tuple(info.wrt)
+    params = list(inspect.signature(V).parameters)
+    primal, seed = params[:-1], params[-1]
+    spread = "d[result]" if len(wrt) == 1 else "*d[result]"
+    namespace, lines = {}, []
+    for v in primal:
+        name = f"forward_vjp_{f.__name__}_d{v}_along_{'_'.join(wrt)}"
+        namespace[name] = _Product(name, derivative, f, (v,), wrt, kind="vjp")
+        lines.append(f"    d[{v}] = {name}({', '.join(params)}, {spread})")
+    name = f"tangent_{f.__name__}_d{'_'.join(wrt)}"
+    namespace[name] = _Tangent(name, derivative, f, wrt)
+    lines.append(f"    d[{seed}] = {name}({', '.join(primal)}, {spread})")
+    rule_name = f"rule_of_{V.__name__}"
+    source = f"def {rule_name}({', '.join(['result'] + params)}):\n" + "\n".join(lines) + "\n"
+    return _load(source, f"<tangent_ad rule of {V.__name__} #{id(V)}>", namespace, rule_name)
+
+
+class _Tangent:
+    """The tangent part of ``jvp(f, wrt)``, generated when first called."""
+
+    def __init__(self, name, derivative, f, wrt):
+        self.__name__ = self.__qualname__ = name
+        self.derivative, self.f, self.wrt = derivative, f, wrt
+        self.fn = None
+
+    def __call__(self, *args):
+        if self.fn is None:
+            self.fn = self.derivative(self.f, "forward", self.wrt, None)
+        return self.fn(*args)[1]
+
+
 class _JvpAdjoint:
     """The adjoint of argument `index` of ``jvp(f, wrt)`` (see _jvp_rule);
     its vjps and products are generated on first use."""
@@ -187,11 +241,12 @@ class _JvpAdjoint:
 
 class _Product:
     """``bresult * (H u)_v``: forward mode over ``grad(f, wrt=v)`` along
-    ``u`` on the arguments `wrt`, generated when first called."""
+    ``u`` on the arguments `wrt`, generated when first called (over
+    ``vjp(f, wrt=v)`` for `kind` "vjp": ``d/dv <J_wrt u, bresult>``)."""
 
-    def __init__(self, name, derivative, f, v, wrt):
+    def __init__(self, name, derivative, f, v, wrt, kind=None):
         self.__name__ = self.__qualname__ = name
-        self.derivative, self.f, self.v, self.wrt = derivative, f, v, wrt
+        self.derivative, self.f, self.v, self.wrt, self.kind = derivative, f, v, wrt, kind
         self.fn = None
 
     def __call__(self, *args):
@@ -201,7 +256,7 @@ class _Product:
         """The generated product (forward mode over it, for a derivative of
         order three, reads its source)."""
         if self.fn is None:
-            gradient = self.derivative(self.f, "reverse", self.v, None)
+            gradient = self.derivative(self.f, "reverse", self.v, self.kind)
             self.fn = self.derivative(gradient, "forward", self.wrt, "hvp")
         return self.fn
 

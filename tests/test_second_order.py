@@ -116,6 +116,34 @@ def test_gradient_of_a_function_that_calls_a_jvp(table, name):
     check_grads(h, tad.grad(h, wrt=every), tuple(args) + tangents, wrt=every)
 
 
+@pytest.mark.parametrize("table, name", ARRAY_CASES)
+def test_gradient_of_a_function_that_calls_a_vjp(table, name):
+    """grad of |J^T c|^2 with respect to every argument of f and to the
+    cotangent c: forward mode over vjps, and a jvp."""
+    func, make_args, wrt = TABLES[table][name]
+    args = make_args(np.random.default_rng(7))
+    params = list(inspect.signature(func).parameters)
+    cotangent = np.random.default_rng(8).normal(size=np.shape(func(*args)))
+    back = tad.vjp(func, wrt=wrt)
+    args_text = ", ".join(params + ["c"])
+    pulled = "np.sum(back(" + args_text + ") ** 2)" if len(wrt) == 1 else \
+        " + ".join(f"np.sum(back({args_text})[{i}] ** 2)" for i in range(len(wrt)))
+    h = _define(f"def h({args_text}):\n    return {pulled}\n", back=back)
+    every = tuple(wrt) + (len(args),)
+    check_grads(h, tad.grad(h, wrt=every), tuple(args) + (cotangent,), wrt=every)
+
+
+def test_vjp_of_a_vjp_with_respect_to_the_cotangent_is_a_jvp():
+    def f(x, y):
+        return np.sin(x) * y + x ** 2
+
+    x, y, c, u = (np.array([0.3, 1.0]), np.array([2.0, -1.0]), np.array([1.0, 0.5]),
+                  np.array([0.7, -0.2]))
+    twice = tad.vjp(tad.vjp(f), wrt=2)
+    np.testing.assert_allclose(twice(x, y, c, u), tad.jvp(f)(x, y, u)[1])
+    assert "def vjp_vjp_f_dx_dcotangent(x, y, cotangent, bresult):" in tad.show_source(twice)
+
+
 def test_grad_of_a_jvp_reads_as_vjps():
     def f(x, y):
         return np.sin(x) * y
