@@ -34,6 +34,8 @@ import types
 
 import numpy as np
 
+from tangent_ad.errors import NonScalarOutputError
+
 
 def is_gradient(fn):
     """True for a function made by ``tad.grad`` (not value_and_grad, vjp
@@ -80,6 +82,9 @@ def caller(g):
                     g.__name__)
     namespace[g.__name__] = g  # the body calls g, under g's own name
     wrapper.__tangent_ad_caller__ = True
+    # the products of a gradient's rule check that the output is a scalar
+    # (``_Product``), so the derivative need not compute it for the check
+    wrapper.__tangent_ad_checked_output__ = is_gradient(g)
     return wrapper
 
 
@@ -247,10 +252,27 @@ class _Product:
     def __init__(self, name, derivative, f, v, wrt, kind=None):
         self.__name__ = self.__qualname__ = name
         self.derivative, self.f, self.v, self.wrt, self.kind = derivative, f, v, wrt, kind
-        self.fn = None
+        self.fn = self.positions = None
 
     def __call__(self, *args):
+        seed = args[-1]
+        if self.kind is None and (type(seed) is float or np.ndim(seed) == 0):
+            self._check_scalar_output(args)
         return (self.fn or self.__tangent_ad_function__())(*args)
+
+    def _check_scalar_output(self, args):
+        """A scalar cotangent is the seed of ``grad(grad(f))``: the
+        gradient it seeds must be a scalar, so must its argument."""
+        if self.positions is None:
+            params = list(inspect.signature(self.f).parameters)
+            self.positions = [params.index(w) for w in self.wrt]
+        sizes = [1 if type(args[i]) is float else np.size(args[i]) for i in self.positions]
+        if sizes != [1]:
+            raise NonScalarOutputError(
+                f"grad needs a function with a scalar output, but the gradient of "
+                f"{self.f.__name__} with respect to {', '.join(self.wrt)} has "
+                f"{sum(sizes)} entries", hint="for a Hessian use tangent_ad.hessian(f); "
+                "for a Hessian-vector product, tangent_ad.hvp(f)")
 
     def __tangent_ad_function__(self):
         """The generated product (forward mode over it, for a derivative of

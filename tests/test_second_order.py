@@ -354,3 +354,15 @@ def test_third_derivative_through_array_helpers():
     (broadcast_like, jvp_mean, tangent_array): they have rules too."""
     second = tad.grad(tad.grad(through_arrays))
     check_grads(second, tad.grad(second), (0.3,))
+
+
+def test_grad_of_a_vector_gradient_is_refused_at_the_call():
+    def f(x):
+        return np.sum(x ** 3)
+
+    second = tad.grad(tad.grad(f))
+    assert "ensure_scalar" not in tad.show_source(second)  # the product checks instead
+    with pytest.raises(tad.NonScalarOutputError, match="3 entries") as info:
+        second(np.array([1.0, 2.0, 3.0]))
+    assert "hessian" in info.value.hint
+    assert second(np.array([2.0])) == pytest.approx(12.0)

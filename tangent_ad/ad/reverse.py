@@ -72,7 +72,8 @@ class _Reverse:
         checks, seed, defined = [], [], set()
         pullback = self.ctx.kind == "pullback"
         vjp = self.ctx.kind == "vjp"  # any output, its cotangent given: no check
-        if not pullback and not vjp and not self.ctx.preserve_result and \
+        checked = getattr(self.ctx.func, "__tangent_ad_checked_output__", False)
+        if not pullback and not vjp and not self.ctx.preserve_result and not checked and \
                 not _provably_scalar(returned, body, self.ctx):
             checks.append(gast.Expr(value=call("ensure_scalar", returned)))
         if isinstance(returned, gast.Name) and returned.id in self.active:
