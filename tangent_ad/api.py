@@ -71,9 +71,13 @@ def _derivative(func, mode, wrt, preserve_result, optimized, verbose, kind=None)
         if verbose:
             print(cached.__tangent_ad__.source)
         return cached
+    if second_order.is_wrapper(func):
+        second_order.refuse_wrapper(func)
     target, target_wrt = func, names
     if mode == "reverse" and second_order.has_rule(func):
-        target = second_order.caller(func)  # whose call has a derived rule
+        # whose call has a derived rule; a gradient's seed is a parameter
+        # of it only when it is differentiated
+        target = second_order.caller(func, keep_seed="bresult" in names)
         target_wrt = tuple(second_order.caller_name(n) for n in names)
     fn = pipeline.transform(target, wrt=target_wrt, mode=mode, optimized=optimized,
                             preserve_result=preserve_result, verbose=verbose,

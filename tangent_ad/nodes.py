@@ -130,6 +130,8 @@ def _names(node, contexts):
         if type(current) is list:
             todo.extend(current)
             continue
+        if type(current) is str:  # the names of a `nonlocal` or `global`
+            continue
         for field in current._fields:
             value = getattr(current, field, None)
             if type(value) is list or isinstance(value, gast.AST):

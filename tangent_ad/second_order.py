@@ -37,23 +37,50 @@ import numpy as np
 from tangent_ad.errors import NonScalarOutputError
 
 
+def _generated(fn):
+    """The record of the generated function `fn`; None for other functions
+    and for the wrappers of ``tad.hvp``, ``tad.jacobian`` and
+    ``tad.hessian``, which carry the record of the function they call."""
+    if is_wrapper(fn):
+        return None
+    return getattr(fn, "__tangent_ad__", None)
+
+
+def is_wrapper(fn):
+    """True for a function made by ``tad.hvp``, ``tad.jacobian`` or
+    ``tad.hessian`` (plain Python around generated code)."""
+    return hasattr(fn, "__wrapped_derivative__")
+
+
+def refuse_wrapper(fn, where=None):
+    """Raise UnsupportedSyntaxError for differentiating `fn`, a wrapper."""
+    from tangent_ad.errors import UnsupportedSyntaxError
+    raise UnsupportedSyntaxError(
+        f"{fn.__name__} was made by tangent_ad.hvp, tangent_ad.jacobian or "
+        "tangent_ad.hessian, whose results cannot be differentiated",
+        hint="differentiate the transforms they are built from instead: "
+             "tangent_ad.grad(tangent_ad.grad(f)), tangent_ad.jvp(tangent_ad.grad(f)), "
+             "tangent_ad.vjp(tangent_ad.grad(f)) or tangent_ad.vjp(tangent_ad.jvp(f))",
+        **(where or {}))
+
+
 def is_gradient(fn):
     """True for a function made by ``tad.grad`` (not value_and_grad, vjp
     or a pullback): the only generated functions with a reverse rule here."""
-    info = getattr(fn, "__tangent_ad__", None)
+    info = _generated(fn)
     return info is not None and info.mode == "reverse" and \
         info.kind == "gradient" and not info.preserve_result
 
 
 def is_vjp(fn):
     """True for a function made by ``tad.vjp``."""
-    info = getattr(fn, "__tangent_ad__", None)
+    info = _generated(fn)
     return info is not None and info.mode == "reverse" and info.kind == "vjp"
 
 
 def is_jvp(fn):
     """True for a function made by ``tad.jvp``."""
-    info = getattr(fn, "__tangent_ad__", None)
+    info = _generated(fn)
     return info is not None and info.mode == "forward" and info.kind == "jvp"
 
 
@@ -65,13 +92,14 @@ def has_rule(fn):
 COTANGENT = "cotangent"  # a vjp's `bresult`, renamed in its caller
 
 
-def caller(g):
+def caller(g, keep_seed=False):
     """``def <g's name>(<g's parameters>): return g(<parameters>)``, with
     g's defaults: the function whose derivative is the derivative of `g`.
-    A gradient's seed stays 1.0 and a vjp's is called ``cotangent``: the
-    derivative has a seed ``bresult`` of its own."""
+    A gradient's seed stays 1.0 (unless `keep_seed`: it is differentiated)
+    and a vjp's is called ``cotangent``: the derivative has a seed
+    ``bresult`` of its own."""
     params = [p for p in inspect.signature(g).parameters.values()
-              if p.name != "bresult" or not is_gradient(g)]
+              if p.name != "bresult" or not is_gradient(g) or keep_seed]
     names = [caller_name(p.name) for p in params]
     namespace, header = {}, []
     for name, p in zip(names, params):
@@ -100,6 +128,8 @@ def rule(fn, derivative):
     ``derivative(func, mode, wrt, kind)`` is ``tad.autodiff`` with a kind:
     it makes the vector-Jacobian and forward-over-reverse products.
     """
+    if is_wrapper(fn):
+        refuse_wrapper(fn)
     if is_jvp(fn):
         return _jvp_rule(fn, derivative)
     if is_gradient(fn):
@@ -118,7 +148,7 @@ def _gradient_rule(g, derivative):
     primal = [p for p in params if p != "bresult"]
     if len(params) != len(primal) + 1:
         return None  # a parameter of f named bresult: no rule, refused as before
-    spread = "d[result]" if len(wrt) == 1 else "*d[result]"
+    spread = _spread(len(wrt))
     namespace, lines = {}, []
     for v in primal:
         product = f"hvp_{f.__name__}_d{'_'.join(wrt)}" + ("" if wrt == (v,) else f"_d{v}")
@@ -132,6 +162,16 @@ def _gradient_rule(g, derivative):
     name = f"rule_of_{g.__name__}"
     source = f"def {name}({header}):\n" + "\n".join(lines) + "\n"
     return _load(source, f"<tangent_ad rule of {g.__name__} #{id(g)}>", namespace, name)
+
+
+def _spread(count):
+    """The cotangent of a gradient or vjp of `count` arguments as that many
+    arguments: ``d[result]``, or ``d[result][0], d[result][1], ...`` (not
+    ``*d[result]``: forward mode over the derivative, a third derivative,
+    binds each of them to a parameter of the product it calls)."""
+    if count == 1:
+        return "d[result]"
+    return ", ".join(f"d[result][{i}]" for i in range(count))
 
 
 def _with_default(name, param, namespace):
@@ -178,7 +218,7 @@ def _vjp_rule(V, derivative):
     f, wrt = info.primal, tuple(info.wrt)
     params = list(inspect.signature(V).parameters)
     primal, seed = params[:-1], params[-1]
-    spread = "d[result]" if len(wrt) == 1 else "*d[result]"
+    spread = _spread(len(wrt))
     namespace, lines = {}, []
     for v in primal:
         name = f"forward_vjp_{f.__name__}_d{v}_along_{'_'.join(wrt)}"
