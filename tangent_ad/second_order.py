@@ -152,7 +152,8 @@ def _gradient_rule(g, derivative):
     namespace, lines = {}, []
     for v in primal:
         product = f"hvp_{f.__name__}_d{'_'.join(wrt)}" + ("" if wrt == (v,) else f"_d{v}")
-        namespace[product] = _Product(product, derivative, f, (v,), wrt)
+        namespace[product] = _cached(("hvp", f, v, wrt), lambda: _Product(
+            product, derivative, f, (v,), wrt))
         lines.append(f"    d[{v}] = {product}({', '.join(params)}, {spread})")
     seed = f"seed_adjoint_{f.__name__}_d{'_'.join(wrt)}"
     namespace[seed] = _SeedAdjoint(seed, g)
@@ -198,15 +199,34 @@ def _jvp_rule(F, derivative):
     info = F.__tangent_ad__
     f, wrt = info.primal, tuple(info.wrt)
     params = list(inspect.signature(F).parameters)
-    primal = params[:len(params) - len(wrt)]
-    namespace, lines = {}, []
-    for i, p in enumerate(params):
-        name = f"adjoint_{F.__name__}_{p}"
-        namespace[name] = _JvpAdjoint(name, derivative, f, wrt, len(primal), i)
-        lines.append(f"    d[{p}] = {name}({', '.join(params)}, d[result])")
+    primal, tangents = params[:len(params) - len(wrt)], params[len(params) - len(wrt):]
+    args, namespace, lines = ", ".join(primal), {}, []
+    for v in primal:
+        vjp = _vjp(f, v, derivative, namespace)
+        forward = _forward_vjp(f, v, wrt, derivative, namespace)
+        lines.append(f"    d[{v}] = {vjp}({args}, d[result][0]) + "
+                     f"{forward}({args}, d[result][1], {', '.join(tangents)})")
+    for w, t in zip(wrt, tangents):
+        lines.append(f"    d[{t}] = {_vjp(f, w, derivative, namespace)}({args}, d[result][1])")
     name = f"rule_of_{F.__name__}"
     source = f"def {name}({', '.join(['result'] + params)}):\n" + "\n".join(lines) + "\n"
     return _load(source, f"<tangent_ad rule of {F.__name__} #{id(F)}>", namespace, name)
+
+
+def _vjp(f, v, derivative, namespace):
+    """``vjp_<f>_d<v>``, made on first use, bound in `namespace`."""
+    name = f"vjp_{f.__name__}_d{v}"
+    namespace[name] = _cached(("vjp", f, v), lambda: _Lazy(
+        name, lambda: derivative(f, "reverse", (v,), "vjp")))
+    return name
+
+
+def _forward_vjp(f, v, wrt, derivative, namespace):
+    """Forward mode along `wrt` over ``vjp(f, wrt=v)``, bound in `namespace`."""
+    name = f"forward_vjp_{f.__name__}_d{v}_along_{'_'.join(wrt)}"
+    namespace[name] = _cached(("forward_vjp", f, v, wrt), lambda: _Product(
+        name, derivative, f, (v,), wrt, kind="vjp"))
+    return name
 
 
 def _vjp_rule(V, derivative):
@@ -221,78 +241,54 @@ def _vjp_rule(V, derivative):
     spread = _spread(len(wrt))
     namespace, lines = {}, []
     for v in primal:
-        name = f"forward_vjp_{f.__name__}_d{v}_along_{'_'.join(wrt)}"
-        namespace[name] = _Product(name, derivative, f, (v,), wrt, kind="vjp")
+        name = _forward_vjp(f, v, wrt, derivative, namespace)
         lines.append(f"    d[{v}] = {name}({', '.join(params)}, {spread})")
     name = f"tangent_{f.__name__}_d{'_'.join(wrt)}"
-    namespace[name] = _Tangent(name, derivative, f, wrt)
+    namespace[name] = _cached(("tangent", f, wrt), lambda: _Lazy(
+        name, lambda: derivative(f, "forward", wrt, "hvp")))
     lines.append(f"    d[{seed}] = {name}({', '.join(primal)}, {spread})")
     rule_name = f"rule_of_{V.__name__}"
     source = f"def {rule_name}({', '.join(['result'] + params)}):\n" + "\n".join(lines) + "\n"
     return _load(source, f"<tangent_ad rule of {V.__name__} #{id(V)}>", namespace, rule_name)
 
 
-class _Tangent:
-    """The tangent part of ``jvp(f, wrt)``, generated when first called."""
+_LAZIES = {}  # key -> the one lazy function for it, shared by every rule
 
-    def __init__(self, name, derivative, f, wrt):
+
+def _cached(key, make):
+    """The lazy function for `key`, made by `make()` the first time."""
+    if key not in _LAZIES:
+        _LAZIES[key] = make()
+    return _LAZIES[key]
+
+
+class _Lazy:
+    """A generated function made when first called (``build()``). Forward
+    mode over code that calls it reads the generated function's source
+    (``__tangent_ad_function__``): that is how the next order is made."""
+
+    def __init__(self, name, build):
         self.__name__ = self.__qualname__ = name
-        self.derivative, self.f, self.wrt = derivative, f, wrt
-        self.fn = None
+        self.build, self.fn = build, None
 
     def __call__(self, *args):
+        return (self.fn or self.__tangent_ad_function__())(*args)
+
+    def __tangent_ad_function__(self):
         if self.fn is None:
-            self.fn = self.derivative(self.f, "forward", self.wrt, None)
-        return self.fn(*args)[1]
+            self.fn = self.build()
+        return self.fn
 
 
-class _JvpAdjoint:
-    """The adjoint of argument `index` of ``jvp(f, wrt)`` (see _jvp_rule);
-    its vjps and products are generated on first use."""
-
-    def __init__(self, name, derivative, f, wrt, count, index):
-        self.__name__ = self.__qualname__ = name
-        self.derivative, self.f, self.wrt = derivative, f, wrt
-        self.count, self.index = count, index
-        self.parts = None
-
-    def _build(self):
-        params = list(inspect.signature(self.f).parameters)
-        if self.index < self.count:
-            v = (params[self.index],)
-            vjp = self.derivative(self.f, "reverse", v, "vjp")
-            return vjp, self.derivative(vjp, "forward", self.wrt, "hvp")
-        w = (self.wrt[self.index - self.count],)
-        return None, self.derivative(self.f, "reverse", w, "vjp")
-
-    def __call__(self, *args):
-        if self.parts is None:
-            self.parts = self._build()
-        primal, tangents, (a, c) = args[:self.count], args[self.count:-1], args[-1]
-        vjp, other = self.parts
-        terms = []
-        if self.index < self.count:
-            if a is not None:
-                terms.append(vjp(*primal, a))
-            if c is not None:
-                terms.append(other(*primal, c, *tangents))
-        elif c is not None:
-            terms.append(other(*primal, c))
-        if not terms:
-            return np.zeros_like(args[self.index]) if isinstance(args[self.index], np.ndarray) \
-                else 0.0
-        return terms[0] if len(terms) == 1 else terms[0] + terms[1]
-
-
-class _Product:
+class _Product(_Lazy):
     """``bresult * (H u)_v``: forward mode over ``grad(f, wrt=v)`` along
     ``u`` on the arguments `wrt`, generated when first called (over
     ``vjp(f, wrt=v)`` for `kind` "vjp": ``d/dv <J_wrt u, bresult>``)."""
 
     def __init__(self, name, derivative, f, v, wrt, kind=None):
-        self.__name__ = self.__qualname__ = name
-        self.derivative, self.f, self.v, self.wrt, self.kind = derivative, f, v, wrt, kind
-        self.fn = self.positions = None
+        super().__init__(name, lambda: derivative(
+            derivative(f, "reverse", v, kind), "forward", wrt, "hvp"))
+        self.f, self.wrt, self.kind, self.positions = f, wrt, kind, None
 
     def __call__(self, *args):
         seed = args[-1]
@@ -313,14 +309,6 @@ class _Product:
                 f"{self.f.__name__} with respect to {', '.join(self.wrt)} has "
                 f"{sum(sizes)} entries", hint="for a Hessian use tangent_ad.hessian(f); "
                 "for a Hessian-vector product, tangent_ad.hvp(f)")
-
-    def __tangent_ad_function__(self):
-        """The generated product (forward mode over it, for a derivative of
-        order three, reads its source)."""
-        if self.fn is None:
-            gradient = self.derivative(self.f, "reverse", self.v, self.kind)
-            self.fn = self.derivative(gradient, "forward", self.wrt, "hvp")
-        return self.fn
 
 
 class _SeedAdjoint:

@@ -374,7 +374,7 @@ def test_gradient_of_a_caller_wrt_all_args(func, x):
 
 @pytest.mark.parametrize("func", [descent, descent_branch], ids=lambda f: f.__name__)
 def test_hvp_of_a_caller(func):
-    # callers of a jvp: refused (docs/modes.md, "Not yet"); of a vjp: xfail below
+    # callers of a jvp: refused (docs/modes.md, "Not yet")
     g = tad.grad(func)
     got = tad.hvp(func)(X3, W3, V3)
     close(got, numeric(lambda xx: g(xx, W3), X3) @ V3, rtol=1e-5, atol=1e-6)
@@ -505,12 +505,23 @@ def _refusal(call):
     lambda: tad.grad(tad.vjp(field))(X3, W3, V3),
     lambda: tad.hvp(field)(X3, W3, V3),
     lambda: tad.hessian(field)(X3, W3),
-    lambda: tad.grad(tad.grad(tad.grad(slope_sq)))(0.5),  # documented: not yet
-    lambda: tad.hvp(calls_jvp_unpacked)(X3, W3, V3),     # documented: not yet
 ], ids=["grad_vag", "vjp_vag", "gg_vector", "ggg_vector", "grad_jvp_pair", "grad_vjp_vector",
-        "hvp_vector_output", "hessian_vector_output", "ggg_jvp_caller", "hvp_jvp_caller"])
+        "hvp_vector_output", "hessian_vector_output"])
 def test_refused_with_a_message_and_a_hint(call):
     _refusal(call)
+
+
+def test_third_derivative_of_a_caller_of_a_jvp():
+    # once refused: the jvp's rule is now vjps plus forward mode over a vjp,
+    # each generated code that forward mode can read
+    second = tad.grad(tad.grad(slope_sq))
+    close(tad.grad(second)(0.5), numeric(second, 0.5), rtol=1e-5, atol=1e-6)
+
+
+def test_hvp_of_a_caller_of_a_jvp():
+    g = tad.grad(calls_jvp_unpacked)
+    got = tad.hvp(calls_jvp_unpacked)(X3, W3, V3)
+    close(got, numeric(lambda xx: g(xx, W3), X3) @ V3, rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("call", [
@@ -543,12 +554,8 @@ def test_derivative_with_respect_to_a_gradients_seed():
         x_seed(X3, 2.0)  # a vector: not a scalar function
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "bug: forward mode over the gradient of a function that calls a tad.vjp fails: the "
-    "vjp's rule gives its cotangent `tangent_<f>_d<w>` (a _Tangent: jvp(f)[1]), which has "
-    "no forward rule and no __tangent_ad_function__, so hvp/third derivatives raise "
-    "NoDerivativeError whose hint ('register a derivative with @tangent_ad.adjoint') "
-    "blames the user; not listed under 'Not yet' in docs/modes.md"))
+# fixed: the vjp's rule's jvp part is generated code (tangent only), so
+# forward mode over it works
 def test_hvp_of_a_function_that_calls_a_vjp():
     g = tad.grad(calls_vjp)
     got = tad.hvp(calls_vjp)(X3, W3, V3)
