@@ -195,6 +195,7 @@ def unatleast_rule(result, g, arys):
 
 
 @tangent(zeros_like)
+@tangent(zero_tangent)
 def zeros_like_rule(result, x):
     d[result] = 0.0
 
@@ -323,8 +324,3 @@ def jvp_mean_rule(result, t, axis=None, keepdims=False):
 @tangent(tangent_array)
 def tangent_array_rule(result, t, value):
     d[result] = tangent_array(d[t], value)
-
-
-@tangent(zero_tangent)
-def zero_tangent_rule(result, x):
-    d[result] = 0.0
