@@ -1,4 +1,6 @@
-"""Reverse mode over a gradient: ``grad(grad(f))`` and calls to gradients.
+"""Derived reverse rules for generated gradients, jvps and vjps: how
+``grad(grad(f))``, derivatives of any order, and functions that call a
+gradient, a jvp or a vjp are differentiated.
 
 A gradient ``g = tad.grad(f, wrt=W)`` maps the arguments ``p`` of `f`
 (and the seed ``bresult``) to ``bresult * grad_W f(p)``. Its pullback, for
@@ -11,22 +13,22 @@ a block of the Hessian of `f` applied to ``u``: a Hessian-vector
 product, which tangent_ad computes exactly by forward mode over the
 gradient of `f` with respect to ``v`` (``tad.hvp``'s construction; the
 Hessian is symmetric, so no reverse pass over generated code is needed).
-The seed's own adjoint is ``<u, grad_W f(p)>``.
+The seed's own adjoint is ``<u, grad_W f(p)>``. A jvp or a vjp of `f`
+gets a rule the same way, from vjps of `f` and forward mode over them.
 
-A jvp ``F = tad.jvp(f, wrt=W)`` gets a rule the same way (``_jvp_rule``):
-its pullback is made of vjps of `f` and forward mode over them.
+This module writes each as an ordinary reverse template::
 
-This module turns that into an ordinary reverse rule of `g`, written as a
-template like every other rule::
-
-    def rule_of_dfdx(result, x, bresult=1.0):
+    def rule_of_df_dx(result, x, bresult=1.0):
         d[x] = hvp_f_dx(x, bresult, d[result])
         d[bresult] = seed_adjoint_f_dx(x, d[result])
 
 so a function that calls a gradient is differentiated like any other
 call, and ``grad(g)`` differentiates ``caller(g)``, a one-line function
-that returns ``g(...)``. The products are generated on their first call
-(by the `derivative` function given to `rule`), not when the rule is made.
+that returns ``g(...)``. The functions a rule calls (``hvp_f_dx``) are
+generated on their first call, by the `derivative` function given to
+`rule`. They are generated code, so forward mode can read them: that
+makes the next order (``resolve`` hands forward mode the generated
+function behind ``__tangent_ad_function__``).
 """
 import inspect
 import linecache
@@ -34,7 +36,7 @@ import types
 
 import numpy as np
 
-from tangent_ad.errors import NonScalarOutputError
+from tangent_ad.errors import NonScalarOutputError, UnsupportedSyntaxError
 
 
 def _generated(fn):
@@ -52,16 +54,14 @@ def is_wrapper(fn):
     return hasattr(fn, "__wrapped_derivative__")
 
 
-def refuse_wrapper(fn, where=None):
+def refuse_wrapper(fn):
     """Raise UnsupportedSyntaxError for differentiating `fn`, a wrapper."""
-    from tangent_ad.errors import UnsupportedSyntaxError
     raise UnsupportedSyntaxError(
         f"{fn.__name__} was made by tangent_ad.hvp, tangent_ad.jacobian or "
         "tangent_ad.hessian, whose results cannot be differentiated",
         hint="differentiate the transforms they are built from instead: "
              "tangent_ad.grad(tangent_ad.grad(f)), tangent_ad.jvp(tangent_ad.grad(f)), "
-             "tangent_ad.vjp(tangent_ad.grad(f)) or tangent_ad.vjp(tangent_ad.jvp(f))",
-        **(where or {}))
+             "tangent_ad.vjp(tangent_ad.grad(f)) or tangent_ad.vjp(tangent_ad.jvp(f))")
 
 
 def is_gradient(fn):
@@ -109,7 +109,6 @@ def caller(g, keep_seed=False):
     wrapper = _load(source, f"<tangent_ad caller of {g.__name__} #{id(g)}>", namespace,
                     g.__name__)
     namespace[g.__name__] = g  # the body calls g, under g's own name
-    wrapper.__tangent_ad_caller__ = True
     # the products of a gradient's rule check that the output is a scalar
     # (``_Product``), so the derivative need not compute it for the check
     wrapper.__tangent_ad_checked_output__ = is_gradient(g)
@@ -122,8 +121,8 @@ def caller_name(param):
 
 
 def rule(fn, derivative):
-    """The reverse template of the gradient or jvp `fn` (None for other
-    functions).
+    """The reverse template of the gradient, jvp or vjp `fn` (None for
+    other functions).
 
     ``derivative(func, mode, wrt, kind)`` is ``tad.autodiff`` with a kind:
     it makes the vector-Jacobian and forward-over-reverse products.
