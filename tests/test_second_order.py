@@ -367,3 +367,13 @@ def test_grad_of_a_vector_gradient_is_refused_at_the_call():
         second(np.array([1.0, 2.0, 3.0]))
     assert "hessian" in info.value.hint
     assert second(np.array([2.0])) == pytest.approx(12.0)
+
+
+def test_show_source_includes_the_functions_made_on_demand():
+    def f(x):
+        return x ** 3
+
+    second = tad.grad(tad.grad(f))
+    source = tad.show_source(second)
+    assert source.index("def ddf_dx_dx(") < source.index("def hvp_f_dx(")
+    assert source.count("def hvp_f_dx(") == 1
