@@ -11,7 +11,7 @@ import inspect
 
 import numpy as np
 
-from tangent_ad import pipeline, second_order
+from tangent_ad import loader, pipeline, second_order
 from tangent_ad.optimize import staging
 from tangent_ad.registry import REGISTRY
 
@@ -179,19 +179,8 @@ def show_source(fn):
     if info is None:
         raise TypeError(f"{getattr(fn, '__name__', fn)!r} was not generated "
                         "by tangent_ad")
-    return "\n\n".join(_sources(info, set()))
-
-
-def _sources(info, seen):
-    """`info`'s source, then those of the on-demand functions it calls."""
-    out = [info.source]
-    seen.add(info.source)
-    for name, value in sorted(info.namespace.items()):
-        if hasattr(value, "__tangent_ad_function__") and name in info.source:
-            called = value.__tangent_ad_function__().__tangent_ad__
-            if called.source not in seen:
-                out.extend(_sources(called, seen))
-    return out
+    found, _ = loader.units(info)
+    return "\n\n".join(unit.source for unit in found)
 
 
 # ---- second derivatives and dense matrices, built on the transforms above ----

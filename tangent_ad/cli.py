@@ -8,15 +8,14 @@ overwrites without ``--force`` and never leaves a half-written file.
 """
 
 import argparse
-import contextlib
 import inspect
 import itertools
 import os
 import sys
-import tempfile
 import traceback
 from importlib import machinery, util
 
+from tangent_ad import output
 from tangent_ad.errors import InternalError, TangentADError
 
 PROG = "tangent-ad"
@@ -30,7 +29,8 @@ _DESCRIPTION = """\
 Differentiate FUNC, defined in FILE.py, and write the derivative as a
 standalone Python module that imports only numpy and tangent_ad.runtime.
 The generated function is named d<FUNC>_d<WRT names joined by _>, for
-example dloss_dW_b, and takes the same arguments as FUNC."""
+example dloss_dW_b, and takes the same arguments as FUNC. With --order 2
+it is the derivative of that derivative (ddloss_dW_dW), and so on."""
 
 _EPILOG = f"""\
 --check convention:
@@ -80,6 +80,9 @@ def build_parser():
                              "differences before writing (see below)")
     parser.add_argument("--no-optimize", action="store_true",
                         help="skip the simplification passes (longer code)")
+    parser.add_argument("--order", type=int, default=1, metavar="N",
+                        help="reverse mode only: the N-th derivative, for "
+                             "scalar WRT arguments (default: 1)")
     return parser
 
 
@@ -130,18 +133,29 @@ def _run(args):
         func = _find_function(module, path, func_name)
         params = _positional_params(func, func_name)
         wrt = _parse_wrt(args.wrt, params, func_name)
+        if args.order < 1 or (args.order > 1 and args.mode != "reverse"):
+            raise CLIError("--order must be 1, or more in reverse mode", EXIT_USAGE)
         from tangent_ad import api  # late: keeps --help and usage errors fast
-        generated = api.autodiff(func, mode=args.mode, wrt=wrt,
-                                 optimized=not args.no_optimize)
+        previous, generated = func, api.autodiff(func, mode=args.mode, wrt=wrt,
+                                                 optimized=not args.no_optimize)
+        for _ in range(args.order - 1):  # the derivative of the derivative
+            previous, generated = generated, api.autodiff(
+                generated, wrt=wrt, optimized=not args.no_optimize)
         text = _module_text(generated)
         if args.check:
-            _check(module, path, func_name, generated, params, wrt)
+            _check(module, path, func_name, previous, generated, params, wrt)
     finally:
         sys.modules.pop(module.__name__, None)
     if out is None:
-        _write_stdout(text)
+        output.write_stdout(text)
     else:
-        _write_atomically(out, text, args.force)
+        try:
+            output.write_atomically(out, text, args.force)
+        except FileExistsError:
+            raise CLIError(f"{out} already exists; use --force to overwrite it"
+                           ) from None
+        except OSError as exc:
+            raise CLIError(f"cannot write {out}: {exc.strerror or exc}") from None
         _say(f"wrote {generated.__name__} to {out}")
     return EXIT_OK
 
@@ -275,15 +289,16 @@ def _module_text(generated):
     return text
 
 
-def _check(module, path, func_name, generated, params, wrt):
-    """Compare ``generated`` with finite differences; CLIError on a mismatch."""
+def _check(module, path, func_name, previous, generated, params, wrt):
+    """Compare ``generated`` with finite differences of ``previous`` (the
+    function, or the derivative of one order less); CLIError on a mismatch."""
     from tangent_ad import testing
     args, origin = _example_args(module, path, func_name, params)
     indices = tuple(params.index(name) for name in wrt)
     forward = generated.__tangent_ad__.mode == "forward"
     check = testing.check_jvp if forward else testing.check_grads
     try:
-        check(getattr(module, func_name), generated, args, wrt=indices)
+        check(previous, generated, args, wrt=indices)
     except AssertionError as exc:
         raise CLIError(f"check failed: {generated.__name__} disagrees with "
                        f"finite differences on {origin}:\n{exc}") from None
@@ -317,69 +332,3 @@ def _example_args(module, path, func_name, params):
         raise CLIError(f"{maker_name}() must return a tuple of arguments for "
                        f"{func_name}, not a {type(args).__name__}")
     return args, f"the arguments from {maker_name}()"
-
-
-def _write_stdout(text):
-    try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    except BrokenPipeError:  # e.g. `tangent-ad ... | head`: not our error
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-
-
-def _write_atomically(out, text, force):
-    """Write ``text`` to ``out`` so that readers see the old file or the new one.
-
-    The text goes to a temporary file in the same directory (same file system),
-    is flushed to disk, then renamed over ``out``. Without ``force`` it is
-    hard-linked instead, which fails if ``out`` appeared in the meantime.
-    """
-    directory = os.path.dirname(os.path.abspath(out))
-    mode = _file_mode(out)
-    tmp = None
-    try:
-        with tempfile.NamedTemporaryFile(
-                "w", encoding="utf-8", dir=directory, delete=False,
-                prefix=f".{os.path.basename(out)}.", suffix=".tmp") as handle:
-            tmp = handle.name
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        if force:
-            os.replace(tmp, out)
-        else:
-            _link_no_clobber(tmp, out)
-    except FileExistsError:
-        raise CLIError(f"{out} already exists; use --force to overwrite it"
-                       ) from None
-    except OSError as exc:
-        raise CLIError(f"cannot write {out}: {exc.strerror or exc}") from None
-    finally:
-        if tmp is not None and os.path.lexists(tmp):
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-
-
-def _link_no_clobber(tmp, out):
-    """Give ``tmp`` the name ``out`` unless ``out`` exists (FileExistsError)."""
-    try:
-        os.link(tmp, out)
-    except FileExistsError:
-        raise
-    except OSError:  # no hard links on this file system: check, then rename
-        if os.path.lexists(out):
-            raise FileExistsError(out) from None
-        os.replace(tmp, out)
-
-
-def _file_mode(out):
-    """Keep an overwritten file's permissions; new files follow the umask."""
-    try:
-        return os.stat(out).st_mode & 0o777
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
-

@@ -109,6 +109,7 @@ def caller(g, keep_seed=False):
     wrapper = _load(source, f"<tangent_ad caller of {g.__name__} #{id(g)}>", namespace,
                     g.__name__)
     namespace[g.__name__] = g  # the body calls g, under g's own name
+    wrapper.__tangent_ad_caller_of__ = g
     # the products of a gradient's rule check that the output is a scalar
     # (``_Product``), so the derivative need not compute it for the check
     wrapper.__tangent_ad_checked_output__ = is_gradient(g)

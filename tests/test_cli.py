@@ -6,6 +6,7 @@ reach failure paths that need a stand-in for the core. The oracle for the
 written module is central finite differences computed here in plain NumPy.
 """
 import importlib.util
+import math
 import os
 import subprocess
 import sys
@@ -330,3 +331,41 @@ def test_check_reports_a_failing_user_function(tmp_path):
     assert "ValueError: no data here" in result.stderr
     assert "bad.py:9" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+SCALAR_MODEL = textwrap.dedent('''\
+    import math
+
+    import numpy as np
+
+
+    def energy(x, k):
+        total = 0.0
+        for i in range(3):
+            total = total + k * np.sin(x * (i + 1)) + math.exp(0.1 * x)
+        return total
+''')
+
+
+@pytest.mark.parametrize("order", [2, 3])
+def test_order_writes_a_standalone_higher_derivative(tmp_path, order):
+    (tmp_path / "energy.py").write_text(SCALAR_MODEL)
+    result = run_cli("energy.py:energy", "--order", str(order), "--check", "-o", "out.py",
+                     cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    text = (tmp_path / "out.py").read_text()
+    assert f"derivative of order {order} of energy" in text
+    assert "import tangent_ad\n" not in text and "energy.py" in text  # standalone
+    name = "d" * order + "energy" + "_dx" * order
+    written = getattr(load_by_path(tmp_path / "out.py", f"out{order}"), name)
+    x, k = 0.7, 1.3
+    # closed form: sum over i of k (i+1)^order sin^(order)(.) + 0.1^order exp(0.1 x)
+    shift = order * math.pi / 2
+    want = sum(k * (i + 1) ** order * math.sin(x * (i + 1) + shift) for i in range(3)) \
+        + 3 * 0.1 ** order * math.exp(0.1 * x)
+    assert written(x, k) == pytest.approx(want, rel=1e-8)
+
+
+def test_order_needs_reverse_mode(model_dir):
+    result = run_cli("model.py:loss", "--order", "2", "--mode", "forward", cwd=model_dir)
+    assert result.returncode == 2 and "--order" in result.stderr
