@@ -289,7 +289,7 @@ def test_staging_drops_the_conversion_for_real_arguments():
     for _ in range(3):
         np.testing.assert_array_equal(df(x), W * np.sign(x))
     (copy,) = variants(df).values()
-    assert "conj" not in copy and "bz = bt * np.sign(z)\n    return bz" in copy
+    assert "conj" not in copy and "* np.sign(z)\n    return bz" in copy
     np.testing.assert_allclose(df(Z), complex_numerical_grad(modulus, Z), rtol=1e-6)
 
 

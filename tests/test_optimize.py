@@ -232,8 +232,7 @@ CASES = {
         """, [*arrays((5,), dtype=np.float32), 0.7], """
         def f(x, bresult):
             t = x * x
-            bt = np.full_like(t, bresult)
-            bx = bt * 3 * x
+            bx = np.full_like(t, bresult) * 3 * x
             return bx
         """),
     "a negated fill, a fill divided": ("""
@@ -474,13 +473,10 @@ def mlp_inputs(n, dtype=np.float64, batch=5):
 
 MLP_VARIANT = """\
 def dmlp_dW1_b1_W2(W1, b1, W2, x, y, bresult=1.0):
-    t = x @ W1
-    t2 = t + b1
-    h = np.tanh(t2)
+    h = np.tanh(x @ W1 + b1)
     out = h @ W2
-    t3 = out - y
     # Grad of: return np.mean((out - y) ** 2)
-    bt3 = bresult / 10 * 2 * t3
+    bt3 = bresult / 10 * 2 * (out - y)
     # Grad of: out = h @ W2
     bh = bt3 @ W2.T
     bW2 = h.T @ bt3
@@ -604,6 +600,6 @@ def test_staged_benchmark_workloads_give_the_general_results(module):
         assert_same(df(*args), general_df(*args))
     assert not df.__tangent_ad_stager__.errors
     specialized = staging.variants(df)
-    assert bool(specialized) == (module.__name__ != "workloads.loop")
+    assert specialized  # the loop's copy only folds temporaries
     for source in specialized.values():
         assert "unbroadcast" not in source and "grad_matmul" not in source

@@ -35,7 +35,7 @@ import numpy as np
 
 from tangent_ad import emit, runtime
 from tangent_ad.naming import COMMENT_MARKER
-from tangent_ad.optimize import accumulate, dce, propagate, simplify, specialize
+from tangent_ad.optimize import accumulate, dce, inline, propagate, simplify, specialize
 from tangent_ad.optimize.fixed_point import fingerprint
 from tangent_ad.optimize.kinds import kind_of
 from tangent_ad.optimize.unit import OUTPUT_ADJOINT, Unit
@@ -192,8 +192,8 @@ class _Stager:
 
 def optimize(tree, params, unit=None, given=()):
     """The FunctionDef `tree` specialized for parameter kinds `params`:
-    `specialize` and the general passes to a fixed point, then `accumulate`
-    (in place); `unit` and `given` as for `kinds.Kinds`."""
+    `specialize` and the general passes to a fixed point, then `inline`
+    and `accumulate` (in place); `unit` and `given` as for `kinds.Kinds`."""
     before = None
     for _ in range(MAX_ROUNDS):
         tree = specialize.run(tree, params, unit, given)
@@ -204,7 +204,7 @@ def optimize(tree, params, unit=None, given=()):
         if after == before:
             break
         before = after
-    return accumulate.run(tree, params, unit, given)
+    return accumulate.run(inline.run(tree), params, unit, given)
 
 
 def _parse(source):
