@@ -112,7 +112,8 @@ def caller(g, keep_seed=False):
     wrapper.__tangent_ad_caller_of__ = g
     # the products of a gradient's rule check that the output is a scalar
     # (``_Product``), so the derivative need not compute it for the check
-    wrapper.__tangent_ad_checked_output__ = is_gradient(g)
+    # (one wrt argument: several make a tuple, which ensure_scalar refuses)
+    wrapper.__tangent_ad_checked_output__ = is_gradient(g) and len(g.__tangent_ad__.wrt) == 1
     return wrapper
 
 
@@ -292,7 +293,8 @@ class _Product(_Lazy):
 
     def __call__(self, *args):
         seed = args[-1]
-        if self.kind is None and (type(seed) is float or np.ndim(seed) == 0):
+        if self.kind is None and len(self.wrt) == 1 and \
+                (type(seed) is float or np.ndim(seed) == 0):
             self._check_scalar_output(args)
         return (self.fn or self.__tangent_ad_function__())(*args)
 
@@ -302,13 +304,14 @@ class _Product(_Lazy):
         if self.positions is None:
             params = list(inspect.signature(self.f).parameters)
             self.positions = [params.index(w) for w in self.wrt]
-        sizes = [1 if type(args[i]) is float else np.size(args[i]) for i in self.positions]
-        if sizes != [1]:
+        (i,) = self.positions
+        size = 1 if type(args[i]) is float else np.size(args[i])
+        if size != 1:
             raise NonScalarOutputError(
                 f"grad needs a function with a scalar output, but the gradient of "
-                f"{self.f.__name__} with respect to {', '.join(self.wrt)} has "
-                f"{sum(sizes)} entries", hint="for a Hessian use tangent_ad.hessian(f); "
-                "for a Hessian-vector product, tangent_ad.hvp(f)")
+                f"{self.f.__name__} with respect to {self.wrt[0]} has {size} entries",
+                hint="for a Hessian use tangent_ad.hessian(f); "
+                     "for a Hessian-vector product, tangent_ad.hvp(f)")
 
 
 class _SeedAdjoint:

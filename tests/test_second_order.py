@@ -377,3 +377,13 @@ def test_show_source_includes_the_functions_made_on_demand():
     source = tad.show_source(second)
     assert source.index("def ddf_dx_dx(") < source.index("def hvp_f_dx(")
     assert source.count("def hvp_f_dx(") == 1
+
+
+def test_grad_of_a_gradient_of_several_arguments_is_refused_as_non_scalar():
+    def f(x, y):
+        return x ** 2 * y
+
+    both = tad.grad(f, wrt=(0, 1))
+    with pytest.raises(tad.NonScalarOutputError):
+        tad.grad(both)(1.0, 2.0)
+    np.testing.assert_allclose(tad.vjp(both)(1.0, 2.0, (1.0, 0.0)), 4.0)
