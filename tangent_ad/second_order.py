@@ -305,11 +305,16 @@ class _Product(_Lazy):
             params = list(inspect.signature(self.f).parameters)
             self.positions = [params.index(w) for w in self.wrt]
         (i,) = self.positions
-        size = 1 if type(args[i]) is float else np.size(args[i])
-        if size != 1:
+        arg = args[i]
+        if isinstance(arg, (list, tuple, dict)):  # its gradient is a container too
+            what = f"is a {type(arg).__name__}"
+        else:
+            size = 1 if type(arg) is float else np.size(arg)
+            what = None if size == 1 else f"has {size} entries"
+        if what is not None:
             raise NonScalarOutputError(
                 f"grad needs a function with a scalar output, but the gradient of "
-                f"{self.f.__name__} with respect to {self.wrt[0]} has {size} entries",
+                f"{self.f.__name__} with respect to {self.wrt[0]} {what}",
                 hint="for a Hessian use tangent_ad.hessian(f); "
                      "for a Hessian-vector product, tangent_ad.hvp(f)")
 
