@@ -98,9 +98,10 @@ def _namespace(tree, user):
 
 def units(info):
     """The generated sources behind `info`, first its own, then those of
-    the functions it calls that are generated on demand (a second
-    derivative's ``hvp_f_dx``, see ``second_order.py``), each once; and the
-    aliases ``name = function`` under which those are called."""
+    the generated functions it calls (a second derivative's ``hvp_f_dx``,
+    made on demand, see ``second_order.py``; a gradient the user's code
+    calls), each once; and the aliases ``name = function`` under which
+    those are called."""
     found, aliases, seen = [], [], set()
 
     def visit(unit):
@@ -112,10 +113,13 @@ def units(info):
         for name in loads:
             value = unit.namespace.get(name)
             if hasattr(value, "__tangent_ad_function__"):
-                made = value.__tangent_ad_function__()
-                visit(made.__tangent_ad__)
-                if made.__name__ != name:
-                    aliases.append(f"{name} = {made.__name__}")
+                value = value.__tangent_ad_function__()
+            elif not hasattr(value, "__tangent_ad__") or \
+                    hasattr(value, "__wrapped_derivative__"):
+                continue  # not generated code (hvp and jacobian are wrappers)
+            visit(value.__tangent_ad__)
+            if value.__name__ != name:
+                aliases.append(f"{name} = {value.__name__}")
     visit(info)
     return found, sorted(set(aliases))
 

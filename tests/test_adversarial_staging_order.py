@@ -411,12 +411,8 @@ def test_cli_order_two_module_runs_in_fresh_process(tmp_path, func, call, wrt):
     assert run.returncode == 0, run.stderr
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "--order 2 --no-optimize: without dead-code elimination the second "
-    "derivative keeps the primal line `result = dloss_dx(x, y)` (the call of "
-    "the first derivative, whose result is unused), so the module refers to the "
-    "global dloss_dx and the CLI refuses to write it ('refers to the global "
-    "... which a standalone file cannot import')"))
+# fixed: the module now holds the generated functions the derivative calls
+# by name (here the first derivative), not only those made on demand
 def test_cli_order_two_without_optimization(tmp_path):
     done = _cli(tmp_path, "model.py:loss", "--order", "2", "--no-optimize", "--check",
                 "-o", "out.py")

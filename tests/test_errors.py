@@ -197,3 +197,18 @@ def test_every_error_class_derives_from_the_base():
                 tad.SourceUnavailableError, tad.NonScalarOutputError,
                 tad.InternalError):
         assert issubclass(cls, tad.TangentADError)
+
+
+@pytest.mark.parametrize("body", [
+    "np.multiply(x, 2.0, out=z)\n            return np.sum(z * x)",
+    "z = np.add(x, 1.0, out=z)\n            return np.sum(z)",
+])
+def test_writing_into_an_existing_array_is_refused(tmp_path, body):
+    func, _ = _load(tmp_path, f"""
+        def f(x):
+            z = np.zeros(3)
+            {body}
+        """)
+    with pytest.raises(tad.UnsupportedSyntaxError, match="out=") as info:
+        tad.grad(func)
+    assert "assign the result" in info.value.hint

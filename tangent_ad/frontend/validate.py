@@ -153,6 +153,8 @@ def _check_statement(stmt, ctx):
         # sweep and is never differentiated, so its arguments may be anything
         if not isinstance(stmt.value.func, (gast.Name, gast.Attribute)):
             _refuse(stmt, ctx, "only calls of a named function are supported")
+        for kw in stmt.value.keywords:
+            _check_out(kw, stmt.value, ctx)
     elif isinstance(stmt, gast.Assert):
         pass  # checked in the forward sweep, as written
     elif isinstance(stmt, gast.Expr):
@@ -218,6 +220,14 @@ def _check_loop_target(target, stmt, ctx):
         _refuse(stmt, ctx, "a loop variable must be a name or a tuple of names")
 
 
+def _check_out(keyword, call, ctx):
+    """``np.add(a, b, out=z)`` changes `z` with no assignment to it, which
+    the derivative would not see: refused (hook blocks may use it)."""
+    if keyword.arg == "out" and not ctx.facts.get("generated"):
+        _refuse(call, ctx, "writing a result into an existing array (out=...) "
+                "is not supported", "assign the result instead: z = np.add(a, b)")
+
+
 def _check_test(node, ctx):
     """Conditions and loop headers are never differentiated, so they may
     also use `and`, `or` and `not`."""
@@ -277,6 +287,7 @@ def _check_expr(node, ctx):
         for kw in node.keywords:
             if kw.arg is None:
                 _refuse(node, ctx, "**kwargs in calls are not supported")
+            _check_out(kw, node, ctx)
             _check_expr(kw.value, ctx)
         if isinstance(node.func, gast.Attribute):
             _check_expr(node.func, ctx)
