@@ -4,6 +4,7 @@ These are ordinary Python objects, so a function that uses them still runs
 when called directly; tangent_ad recognises them when it transforms the
 function.
 """
+import copy
 import functools
 
 
@@ -16,15 +17,15 @@ class insert_grad_code:
     replaces it (clip it, scale it, log it, set a breakpoint).
 
     When the function is called directly, the block runs once as ordinary
-    code with ``dx`` bound to the value of ``x``; nothing it assigns
-    changes ``x``.
+    code with ``dx`` bound to a copy of the value of ``x``; nothing it
+    does, in place or not, changes ``x``.
     """
 
     def __init__(self, value):
         self.value = value
 
     def __enter__(self):
-        return self.value
+        return copy.deepcopy(self.value)  # in-place changes must not reach x
 
     def __exit__(self, *exc):
         return False
