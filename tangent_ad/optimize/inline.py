@@ -9,8 +9,9 @@ percent: on the MLP with hidden size 8, the specialized gradient goes
 from 1.04-1.06 times the hand-written one to 1.00.
 
 A binding ``v = e`` of a temporary the transformation made up (``t2``,
-``bt3``; the names of the user's values and of their adjoints stay) is
-folded into the statement that reads `v` when: `v` is written once and
+``bt3``; the user's names and their adjoints stay, except a user variable
+that happens to be named like a temporary, which is folded the same way)
+is folded into the statement that reads `v` when: `v` is written once and
 read once in the whole function; the reader, an assignment that needs
 more than its shape, comes later in the same block; `e` has no effect (operators, indexing,
 attributes, and calls of NumPy or of the runtime helpers); and every
