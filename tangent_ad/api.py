@@ -193,7 +193,7 @@ def hvp(func=None, wrt=0, *, optimized=True, verbose=0):
     arguments the vector comes last: ``hvp(f, wrt=i)(*args, v)`` is
     ``H_ii @ v``, the Hessian with respect to argument `i` (an index or a
     parameter name), applied to `v`; arguments with defaults may be left
-    out. For a tuple ``wrt=(i, j)`` there is one vector per argument,
+    out or given by keyword. For a tuple ``wrt=(i, j)`` there is one vector per argument,
     ``hvp(f, wrt=(i, j))(*args, vi, vj)``, and the result is the tuple of
     the blocks of ``H @ (vi, vj)``. The returned function is a small
     wrapper; ``show_source`` shows the generated code it calls: the
@@ -214,8 +214,8 @@ def hvp(func=None, wrt=0, *, optimized=True, verbose=0):
     params = _parameters(func)
     count = len(names)
 
-    def hessian_vector_product(*args):
-        primal = _complete(func, params, args[:-count])
+    def hessian_vector_product(*args, **kwargs):
+        primal = _complete(func, params, args[:-count], kwargs)
         return product(*primal, 1.0, *args[len(args) - count:])
 
     return _wrapper(hessian_vector_product, product, func, "hvp")
@@ -229,7 +229,8 @@ def jacobian(func=None, wrt=0, *, optimized=True, verbose=0):
     ``J[i..., j...] = d f(x)[i...] / d x[j...]``. It is built by forward
     mode, one column per entry of ``x``, when ``x`` has at most as many
     entries as the output, and by reverse mode (`vjp`), one row per entry
-    of the output, otherwise. Other arguments are passed through.
+    of the output, otherwise. Other arguments are passed through, by
+    position or by keyword.
 
     >>> import numpy as np
     >>> def f(x):
@@ -247,8 +248,8 @@ def jacobian(func=None, wrt=0, *, optimized=True, verbose=0):
     backward = vjp(func, wrt=(name,), optimized=optimized, verbose=verbose)
     params = _parameters(func)
 
-    def dense_jacobian(*args):
-        args = _complete(func, params, args)
+    def dense_jacobian(*args, **kwargs):
+        args = _complete(func, params, args, kwargs)
         x = args[position]
         out = func(*args)
         _check_array(out, func)
@@ -266,7 +267,7 @@ def hessian(func=None, wrt=0, *, optimized=True, verbose=0):
     """The dense Hessian of scalar-valued `func` with respect to one
     argument: ``hessian(f)(x)`` has shape ``x.shape + x.shape``, one
     Hessian-vector product (`hvp`) per entry of ``x``. Other arguments
-    are passed through.
+    are passed through, by position or by keyword.
 
     >>> import numpy as np
     >>> def f(x):
@@ -282,8 +283,8 @@ def hessian(func=None, wrt=0, *, optimized=True, verbose=0):
     product = hvp(func, wrt=name, optimized=optimized, verbose=verbose)
     params = _parameters(func)
 
-    def dense_hessian(*args):
-        args = _complete(func, params, args)
+    def dense_hessian(*args, **kwargs):
+        args = _complete(func, params, args, kwargs)
         x = args[position]
         columns = [product(*args, e) for e in _basis(x)]
         return _assemble(columns, np.shape(x), np.shape(x), last=True)
@@ -305,11 +306,12 @@ def _single(func, wrt):
     return names
 
 
-def _complete(func, params, args):
-    """`args` with the defaults of the parameters they leave out."""
-    if len(args) == len(params):
+def _complete(func, params, args, kwargs=None):
+    """`args` and `kwargs` as positional arguments, with the defaults of
+    the parameters they leave out."""
+    if len(args) == len(params) and not kwargs:
         return args
-    bound = inspect.signature(func).bind(*args)
+    bound = inspect.signature(func).bind(*args, **(kwargs or {}))
     bound.apply_defaults()
     return bound.args
 

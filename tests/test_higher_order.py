@@ -523,3 +523,16 @@ def test_third_order_forward_over_forward_over_reverse(func, x, n):
     product = tad.jvp(tad.grad(func))
     v = np.ones_like(x) if np.ndim(x) else 1.0
     check_jvp(product, tad.jvp(product, wrt=(0, 3)), (x, n, 1.0, v), wrt=(0, 3))
+
+
+def scaled_cubes(x, scale=1.0, shift=0.0):
+    return np.sum(scale * (x + shift) ** 3)
+
+
+def test_dense_matrices_and_hvp_take_keyword_arguments():
+    x, v = np.array([0.5, -1.0]), np.array([1.0, 2.0])
+    want = np.diag(6.0 * 2.0 * (x + 0.5))
+    np.testing.assert_allclose(tad.hessian(scaled_cubes)(x, shift=0.5, scale=2.0), want)
+    np.testing.assert_allclose(tad.hvp(scaled_cubes)(x, v, scale=2.0, shift=0.5), want @ v)
+    np.testing.assert_allclose(tad.jacobian(tad.grad(scaled_cubes))(x, scale=2.0, shift=0.5),
+                               want)
