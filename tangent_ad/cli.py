@@ -132,7 +132,7 @@ def _run(args):
     try:
         func = _find_function(module, path, func_name)
         params = _positional_params(func, func_name)
-        wrt = _parse_wrt(args.wrt, params, func_name)
+        wrt = _parse_wrt(args.wrt, params, func_name, _keyword_only(func))
         if args.order < 1 or (args.order > 1 and args.mode != "reverse"):
             raise CLIError("--order must be 1, or more in reverse mode", EXIT_USAGE)
         from tangent_ad import api  # late: keeps --help and usage errors fast
@@ -255,7 +255,16 @@ def _positional_params(func, name):
     return [p.name for p in signature.parameters.values() if p.kind in kinds]
 
 
-def _parse_wrt(spec, params, func_name):
+def _keyword_only(func):
+    """Names of `func`'s keyword-only parameters (none if unreadable)."""
+    try:
+        values = inspect.signature(func).parameters.values()
+    except (TypeError, ValueError):
+        return ()
+    return tuple(p.name for p in values if p.kind is inspect.Parameter.KEYWORD_ONLY)
+
+
+def _parse_wrt(spec, params, func_name, keyword_only=()):
     """``'W,b'`` -> ``('W', 'b')``, each checked against ``params``."""
     if spec is None:
         if not params:
@@ -267,6 +276,11 @@ def _parse_wrt(spec, params, func_name):
     for name in names:
         if not name:
             raise CLIError(f"--wrt {spec!r} has an empty name", EXIT_USAGE)
+        if name not in params and name in keyword_only:
+            raise CLIError(f"--wrt: {name!r} is a keyword-only parameter of "
+                           f"{func_name}, and keyword-only parameters are not "
+                           "supported yet; make it an ordinary positional "
+                           "parameter", EXIT_USAGE)
         if name not in params:
             raise CLIError(f"--wrt: {func_name} has no parameter {name!r}; "
                            f"its parameters are: {listing}", EXIT_USAGE)

@@ -57,7 +57,9 @@ def register(unit, func, wrt, statics=()):
     (and the functions `statics` bound to its parameters); return its key."""
     key = (func, tuple(wrt), tuple(statics))
     if key not in unit:
-        base = f"jvp_{func.__name__}" + (f"_d{'_'.join(wrt)}" if wrt else "")
+        # not a function (a functools.partial, say): parse_function refuses it next
+        label = getattr(func, "__name__", type(func).__name__)
+        base = f"jvp_{label}" + (f"_d{'_'.join(wrt)}" if wrt else "")
         if statics:
             base += "_with_" + "_".join(f.__name__ for _, f in statics)
         taken = set(unit.values())

@@ -5,6 +5,7 @@ maps them back to the real file and line so that every error can point at
 the user's own text.
 """
 import copy
+import functools
 import inspect
 import textwrap
 from dataclasses import dataclass
@@ -70,6 +71,20 @@ def parse_function(func):
     lifted = getattr(func, "tree", None)
     if lifted is not None:  # a function defined inside another (closures.LocalFunction)
         return copy.deepcopy(lifted), func.info
+    if isinstance(func, functools.partial):
+        inner = getattr(func.func, "__name__", "f")
+        raise SourceUnavailableError(
+            f"functools.partial({inner}, ...) is not a Python function, "
+            "so it has no source to transform",
+            hint=f"differentiate {inner} itself and pass the bound arguments "
+                 f"when calling the derivative, or write a def that calls "
+                 f"{inner} with them")
+    if inspect.ismethod(func):
+        raise SourceUnavailableError(
+            f"{name} is a bound method; tangent_ad transforms plain functions",
+            hint=f"write a function that takes the object as a parameter, or "
+                 f"a def that calls the method: def f(x): return obj."
+                 f"{func.__name__}(x)")
     if not inspect.isfunction(func):
         raise SourceUnavailableError(
             f"{name} is not a Python function (it is {type(func).__name__}), "
