@@ -603,3 +603,20 @@ def test_staged_benchmark_workloads_give_the_general_results(module):
     assert specialized  # the loop's copy only folds temporaries
     for source in specialized.values():
         assert "unbroadcast" not in source and "grad_matmul" not in source
+
+
+def _loop_changes_shape(x, y):
+    a = np.sum(y)
+    for i in range(1):
+        a = a + x
+    return np.sum(a)
+
+
+def test_loop_carried_value_that_changes_shape():
+    # The simplifier's shape classes were flow-insensitive: `a = t` put `a`
+    # in `t`'s class, so the adjoint of `a = a + x` dropped
+    # ``unbroadcast(bt, a)`` although the earlier `a` was a scalar, and
+    # d/dy came out as ones instead of len(x).
+    x = np.ones(3)
+    dx, dy = tad.grad(_loop_changes_shape, wrt=(0, 1))(x, np.ones(3))
+    assert np.allclose(dx, 1.0) and np.allclose(dy, 3.0)

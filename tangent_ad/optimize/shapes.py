@@ -21,17 +21,35 @@ class ShapeClasses:
     def __init__(self, tree, ctx, assigns=None):
         self.parent = {}
         pairs = ctx.namer.adjoint_pairs() if ctx is not None and ctx.namer else []
-        for primal, adjoint in pairs:
-            self._union(primal, adjoint)
         if assigns is None:
             assigns = [n for n in statements(tree) if isinstance(n, gast.Assign)]
         simple = [n for n in assigns if len(n.targets) == 1
                   and isinstance(n.targets[0], gast.Name)]
-        for _ in range(2):  # a second round catches names defined out of order
-            for node in simple:
-                cls = self.of(node.value)
-                if cls is not None and cls != SCALAR:
-                    self._union(node.targets[0].id, cls)
+        # A primal name defined more than once (a loop-carried value, a
+        # reassignment) may change shape between its definitions, e.g.
+        # ``a = np.sum(y)`` then ``a = a + x``: the analysis is not
+        # flow-sensitive, so such a name (and its adjoint) is left alone
+        # unless every definition provably has its class.
+        adjoints = {adjoint for _, adjoint in pairs}
+        defs = _definitions(tree, adjoints)
+        unstable = set()
+        while True:
+            self.parent = {}
+            for primal, adjoint in pairs:
+                if primal not in unstable:
+                    self._union(primal, adjoint)
+            for _ in range(2):  # a second round catches names defined out of order
+                for node in simple:
+                    if node.targets[0].id in unstable:
+                        continue
+                    cls = self.of(node.value)
+                    if cls is not None and cls != SCALAR:
+                        self._union(node.targets[0].id, cls)
+            new = {name for name, values in defs.items() if len(values) > 1 and any(
+                v is None or self.of(v) != self._find(name) for v in values)}
+            if new <= unstable:
+                break
+            unstable |= new
 
     def _find(self, name):
         while self.parent.get(name, name) != name:
@@ -82,3 +100,36 @@ class ShapeClasses:
 def _is_numpy_ufunc(func):
     return isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) \
         and func.value.id == "np" and isinstance(getattr(np, func.attr, None), np.ufunc)
+
+
+def _definitions(tree, adjoints):
+    """{primal name: [value of each definition, None when not a plain
+    ``name = value``]}, leaving out restores (``x = stack.pop()``) and
+    ``x = None`` placeholders, which bring back or precede a definition."""
+    defs = {}
+
+    def add(target, value):
+        if isinstance(target, gast.Name):
+            if target.id not in adjoints:
+                defs.setdefault(target.id, []).append(value)
+        elif isinstance(target, (gast.Tuple, gast.List)):
+            for elt in target.elts:
+                add(elt, None)
+        elif isinstance(target, gast.Starred):
+            add(target.value, None)
+
+    for node in statements(tree):
+        if isinstance(node, gast.Assign):
+            value = node.value
+            if isinstance(value, gast.Constant) and value.value is None:
+                continue
+            if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
+                    and value.func.attr == "pop":
+                continue
+            for target in node.targets:
+                add(target, value if len(node.targets) == 1 else None)
+        elif isinstance(node, gast.AugAssign):
+            add(node.target, None)
+        elif isinstance(node, (gast.For, gast.AsyncFor)):
+            add(node.target, None)
+    return defs
