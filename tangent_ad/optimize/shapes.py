@@ -34,7 +34,7 @@ class ShapeClasses:
         defs = _definitions(tree, adjoints)
         unstable = set()
         while True:
-            self.parent = {}
+            self.parent, self.joined = {}, set()
             for primal, adjoint in pairs:
                 if primal not in unstable:
                     self._union(primal, adjoint)
@@ -47,8 +47,8 @@ class ShapeClasses:
                         self._union(node.targets[0].id, cls)
             new = {name for name, values in defs.items() if len(values) > 1 and any(
                 v is None or self.of(v) != self._find(name) for v in values)}
-            if new <= unstable:
-                break
+            if not (new - unstable) & self.joined:
+                break  # (a name in no class needs no rebuild to leave it)
             unstable |= new
 
     def _find(self, name):
@@ -60,6 +60,7 @@ class ShapeClasses:
         ra, rb = self._find(a), self._find(b)
         if ra != rb:
             self.parent[max(ra, rb)] = min(ra, rb)
+            self.joined.update((a, b, ra, rb))
 
     def of(self, expr):
         """The class of `expr`'s shape, SCALAR for a Python number, or None."""
