@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from tangent_ad.registry import adjoint, nonholomorphic, zero_derivative
-from tangent_ad.runtime import abs_slope, unbroadcast, unreduce
+from tangent_ad.runtime import abs_slope, unbroadcast, unsum
 
 d = None  # d[x] is the adjoint of x; templates are parsed, never run
 
@@ -160,7 +160,7 @@ def builtin_pow(result, base, exp):
 
 @adjoint(builtins.sum)
 def builtin_sum(result, iterable, start=0):
-    d[iterable] = unreduce(d[result], iterable, 0)
+    d[iterable] = unsum(d[result], iterable)
     d[start] = unbroadcast(d[result], start)
 
 

@@ -36,7 +36,7 @@ from tangent_ad.runtime import (
     tangent_array, trigamma, unarray, unatleast, uncumsum, unconcatenate, undiag, undiagonal,
     undiff, unindex, unindex_container, unpad, unreduce, unreduce_max,
     unreduce_mean, unreduce_median, unreduce_var, unrepeat, unrollaxis, unsort,
-    unstack, untake, untake_along_axis, untile, unbroadcast, zero_tangent, zeroed,
+    unstack, unsum, untake, untake_along_axis, untile, unbroadcast, zero_tangent, zeroed,
     zeros_like)
 
 d = None  # d[x] is the tangent of x; templates are parsed, never run
@@ -310,6 +310,11 @@ def grad_eigh_pair_rule(result, g, eigen):
 
 
 # ---- forward-mode helpers: linear in the tangent they carry ----------------
+
+@tangent(unsum)
+def unsum_rule(result, g, items):
+    d[result] = unsum(d[g], items)
+
 
 @tangent(broadcast_like)
 def broadcast_like_rule(result, t, x):

@@ -2,9 +2,10 @@
 max/min, var/std, cumulative sums, norms, median."""
 import numpy as np
 
-from tangent_ad.runtime.core import _axes, _like, unreduce
+from tangent_ad.runtime.core import _axes, _like, unbroadcast, unreduce
 
-__all__ = ["unreduce_max", "unreduce_var", "uncumsum", "grad_norm", "undiff", "unreduce_median"]
+__all__ = ["unreduce_max", "unreduce_var", "uncumsum", "grad_norm", "undiff", "unreduce_median",
+           "unsum"]
 
 
 def unreduce_max(g, extreme, x, axis=None, keepdims=False):
@@ -132,3 +133,17 @@ def unreduce_median(g, x, axis=None, keepdims=False):
                           + g / (2 if n % 2 == 0 else 1), -1)
     out = np.reshape(out, np.shape(x)) if flat else np.moveaxis(out, -1, axis)
     return _like(out, x)
+
+
+def unsum(g, items):
+    """The adjoint of ``sum(items)`` (the builtin): `g` for each item,
+    reduced to the item's shape, in a list or tuple like `items`; for an
+    array, `g` spread over its rows. The items of a list may differ in
+    shape (``sum([x, 1.0])``), so a list is not read as one array.
+
+    >>> unsum(np.array([1.0, 2.0]), [np.zeros(2), 1.0])
+    [array([1., 2.]), 3.0]
+    """
+    if isinstance(items, (list, tuple)):
+        return type(items)(unbroadcast(g, item) for item in items)
+    return unreduce(g, items, 0)
