@@ -8,12 +8,13 @@ Each stage is one module with a ``run(tree, ctx)`` function. With
 """
 import gast
 
-from tangent_ad import emit, loader
+from tangent_ad import emit, live, loader
 from tangent_ad.ad import forward, reverse
 from tangent_ad.analysis import activity
 from tangent_ad.context import Context
 from tangent_ad.errors import InternalError, TangentADError, UnsupportedSyntaxError
 from tangent_ad.frontend import exits, normalize, resolve, source, validate
+from tangent_ad.live import Dependencies
 from tangent_ad.optimize import fixed_point
 
 FRONTEND = (validate, resolve, normalize, exits, activity)
@@ -52,6 +53,7 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
         tree, ctx = _generate(func, tuple(wrt), kind, calls,
                               preserve_result=preserve_result, **options)
         texts, namespace, contexts = [], dict(ctx.namespace), [ctx]
+        defines = [tree.name]
         while len(done) < len(calls):
             for key in [k for k in calls if k not in done]:
                 done.add(key)
@@ -59,11 +61,14 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
                                                 static_args=dict(key[2]), **options)
                 texts.append(emit.run(callee_tree, callee))
                 contexts.append(callee)
+                defines.append(callee_tree.name)
                 _merge(namespace, callee.namespace, callee)
         if mode == "reverse" and any(c.facts.get("nonholomorphic") for c in contexts):
             tree = reverse.conjugate_complex_results(tree, ctx)
         text = "\n\n".join([emit.run(tree, ctx)] + texts)
-        fn = loader.run(text, ctx, namespace)
+        fn = loader.run(text, ctx, namespace, _live_groups(contexts, defines),
+                        Dependencies.union([c.facts["dependencies"].result()
+                                            for c in contexts], version=live.rules_version()))
     except TangentADError:
         raise
     except RecursionError:
@@ -90,8 +95,24 @@ def _generate(func, wrt, kind, calls, *, mode, optimized, verbose,
     return tree, ctx
 
 
+def _live_groups(contexts, defines):
+    """[(module dict, names read from it live, functions defined)], one
+    entry per module the unit's functions come from, the requested
+    function's first."""
+    groups = {}
+    for ctx, defined in zip(contexts, defines):
+        live = ctx.facts["live"]
+        _, names, functions = groups.setdefault(id(live), (live, set(), []))
+        names.update(ctx.facts["live_names"])
+        functions.append(defined)
+    return list(groups.values())
+
+
 def _merge(namespace, extra, ctx):
+    live = ctx.facts["live_names"]
     for key, value in extra.items():
+        if key in live:
+            continue  # read from its own module when it runs
         if key in namespace and namespace[key] is not value:
             raise UnsupportedSyntaxError(
                 f"{ctx.func.__qualname__} uses the global name '{key}' for a "

@@ -37,6 +37,7 @@ import types
 import numpy as np
 
 from tangent_ad.errors import NonScalarOutputError, UnsupportedSyntaxError
+from tangent_ad.live import LIVE_KEY
 
 
 def _generated(fn):
@@ -102,6 +103,9 @@ def caller(g, keep_seed=False):
               if p.name != "bresult" or not is_gradient(g) or keep_seed]
     names = [caller_name(p.name) for p in params]
     namespace, header = {}, []
+    live = g.__tangent_ad__.namespace.get(LIVE_KEY)
+    if live is not None:  # its derivative reads the user's globals live, as g does
+        namespace[LIVE_KEY] = live
     for name, p in zip(names, params):
         header.append(_with_default(name, p, namespace))
     source = (f"def {g.__name__}({', '.join(header)}):\n"

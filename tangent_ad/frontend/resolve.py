@@ -10,6 +10,7 @@ except for defaults that are not visible as globals (``_bind_defaults``).
 """
 import builtins
 import operator
+import types
 
 import gast
 
@@ -17,6 +18,7 @@ from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.frontend import closures, generated
 from tangent_ad.frontend.methods import ATTRIBUTES, METHODS
 from tangent_ad.hooks import insert_grad_code
+from tangent_ad.live import LIVE_KEY, Dependencies, shapes_code
 from tangent_ad.nodes import walk
 
 BINARY_OPERATORS = {
@@ -37,8 +39,12 @@ def run(tree, ctx):
     recorded in ``ctx.facts["local_functions"]``; parameters bound to a
     known function by the caller (``ctx.static_args``) resolve to it.
     """
-    scope = _function_scope(ctx.func)
+    scope, live, snapshot, cells = _function_scope(ctx.func)
+    snapshot |= set(ctx.static_args)
     scope.update(ctx.static_args)
+    ctx.facts["live"] = live
+    ctx.facts["live_names"] = set()
+    ctx.facts["dependencies"] = _Dependencies(ctx.func, live, cells)
     # generated code's nested defs (a pullback's `back`) stay real closures
     local_functions = {} if ctx.facts.get("generated") else closures.collect(tree, ctx.func)
     for lifted in set(local_functions.values()):
@@ -51,7 +57,7 @@ def run(tree, ctx):
             local.add(node.id)
         elif isinstance(node, gast.FunctionDef):
             local.add(node.name)
-    resolver = _Resolver(ctx, scope, local)
+    resolver = _Resolver(ctx, scope, local, snapshot)
     for stmt in tree.body:
         resolver.visit(stmt)
     _bind_defaults(tree, ctx, scope)
@@ -84,28 +90,81 @@ def _bind_defaults(tree, ctx, scope):
             args.defaults[i] = gast.Name(id=key, ctx=gast.Load(), annotation=None,
                                          type_comment=None)
         else:  # a lifted nested function: its defaults must be globals
-            _Resolver(ctx, scope, set()).visit(expr)
+            _Resolver(ctx, scope, set(), snapshot).visit(expr)
 
 
 def _function_scope(func):
-    """The names visible to `func`: its closure cells over its globals."""
+    """The names visible to `func`: ``(scope, live, snapshot, cells)``.
+
+    `scope` maps every visible name to its value now (closure cells over
+    globals). `live` is the module dict whose names the derivative reads
+    when it runs, as Python would (``loader.run`` chains the generated
+    namespace to it); `snapshot` names the entries of `scope` that do not
+    come from `live` (closure cells; for generated code, a derivative
+    differentiated again, its own namespace of NumPy, runtime helpers and
+    pullbacks, which chains to the user's module dict in turn); `cells`
+    maps the names of closure variables to their cells.
+    """
     if isinstance(func, closures.LocalFunction):
         return _function_scope(func.parent)
-    scope = dict(func.__globals__)
+    globals_ = func.__globals__
+    live = globals_.get(LIVE_KEY)
+    if live is None:
+        live, scope, snapshot, cells = globals_, dict(globals_), set(), {}
+    else:
+        own = {k: v for k, v in globals_.items() if not k.startswith("__")}
+        scope, snapshot, cells = dict(live), set(own), {}
+        scope.update(own)
     code = func.__code__
     for name, cell in zip(code.co_freevars, func.__closure__ or ()):
         try:
             scope[name] = cell.cell_contents
         except ValueError:  # an empty cell: the variable is not yet assigned
-            pass
-    return scope
+            continue
+        snapshot.add(name)
+        cells[name] = cell
+    return scope, live, snapshot, cells
+
+
+class _Dependencies:
+    """Collects what the derivative's code depends on (see ``live.py``)."""
+
+    def __init__(self, func, live, cells):
+        self.live, self.cells = live, cells
+        self.names, self.cell_checks, self.codes, self.parts = [], [], [], []
+        if isinstance(getattr(func, "__code__", None), types.CodeType) and \
+                not isinstance(func, closures.LocalFunction):
+            self.codes.append((func, func.__code__))
+        self.generated(func)
+
+    def name(self, name, value, live):
+        if name in self.cells:
+            self.cell_checks.append((self.cells[name], value))
+        elif live and shapes_code(value):
+            self.names.append((self.live, name, value))
+        self.generated(value)
+
+    def attribute(self, base, attr, value):
+        if isinstance(base, types.ModuleType) and isinstance(value, types.FunctionType):
+            self.names.append((vars(base), attr, value))  # mylib.helper
+        self.generated(value)
+
+    def generated(self, value):
+        deps = getattr(getattr(value, "__tangent_ad__", None), "deps", None)
+        if deps is not None:
+            self.parts.append(deps)
+
+    def result(self):
+        return Dependencies.union(
+            self.parts + [Dependencies(self.names, self.cell_checks, self.codes)])
 
 
 class _Resolver(gast.NodeVisitor):
-    def __init__(self, ctx, scope, local):
+    def __init__(self, ctx, scope, local, snapshot=()):
         self.ctx = ctx
         self.scope = scope
         self.local = local
+        self.snapshot = snapshot
 
     def lookup(self, node):
         """The object a Name or Attribute chain denotes, or _MISSING when
@@ -124,13 +183,19 @@ class _Resolver(gast.NodeVisitor):
                          "the derivative",
                     **self.ctx.where(node))
             self.ctx.namespace[node.id] = value
+            live = node.id in self.scope and node.id not in self.snapshot
+            if live:
+                self.ctx.facts["live_names"].add(node.id)  # read when it runs
+            self.ctx.facts["dependencies"].name(node.id, value, live)
             return value
         if isinstance(node, gast.Attribute):
             base = self.lookup(node.value)
             if base is _MISSING:
                 return _MISSING
             try:
-                return getattr(base, node.attr)
+                value = getattr(base, node.attr)
+                self.ctx.facts["dependencies"].attribute(base, node.attr, value)
+                return value
             except AttributeError:
                 raise UnsupportedSyntaxError(
                     f"'{type(base).__name__}' object has no attribute "
@@ -152,7 +217,7 @@ class _Resolver(gast.NodeVisitor):
         own = {a.id for a in node.args.args} | {
             n.id for n in walk(node) if isinstance(n, gast.Name)
             and isinstance(n.ctx, gast.Store)}
-        inner = _Resolver(self.ctx, self.scope, self.local | own)
+        inner = _Resolver(self.ctx, self.scope, self.local | own, self.snapshot)
         for stmt in node.body:  # a generated closure: resolved in place
             inner.visit(stmt)
 

@@ -34,6 +34,8 @@ import gast
 import numpy as np
 
 from tangent_ad import emit, runtime
+from tangent_ad.live import LIVE_KEY
+from tangent_ad.loader import lookup
 from tangent_ad.naming import COMMENT_MARKER
 from tangent_ad.optimize import accumulate, dce, inline, propagate, simplify, specialize
 from tangent_ad.optimize.fixed_point import fingerprint
@@ -70,8 +72,9 @@ def variants(fn):
 
 
 def _plain_namespace(namespace):
-    if namespace.get("np", np) is not np or any(
-            namespace.get(b, getattr(builtins, b)) is not getattr(builtins, b) for b in _BUILTINS):
+    if lookup(namespace, "np", np) is not np or any(
+            lookup(namespace, b, getattr(builtins, b)) is not getattr(builtins, b)
+            for b in _BUILTINS):
         return False
     return all(namespace[h] is getattr(runtime, h) for h in runtime.__all__ if h in namespace)
 
@@ -90,6 +93,9 @@ class _Stager:
         self.copies = 0      # pullback copies written so far
         self.errors = {}     # kinds -> the exception that stopped their copy
         self.ns = dict(self.info.namespace)
+        live = self.ns.get(LIVE_KEY, {})  # the copies read the user's globals live too
+        self.ns.update((k, v) for k, v in vars(builtins).items()
+                       if k not in live and k not in self.ns and not k.startswith("__"))
         self.ns.update(np=np, _tad_stage=self.stage, _tad_ndarray=np.ndarray)
         arguments = ", ".join(params)
         self.dispatcher = self._compile(
