@@ -11,7 +11,7 @@ import inspect
 
 import numpy as np
 
-from tangent_ad import loader, pipeline, second_order
+from tangent_ad import live, loader, pipeline, second_order
 from tangent_ad.optimize import staging
 from tangent_ad.registry import REGISTRY
 
@@ -62,34 +62,67 @@ def autodiff(func, mode="reverse", wrt=(0,), preserve_result=False,
     return _derivative(func, mode, wrt, preserve_result, optimized, verbose)
 
 
-def _derivative(func, mode, wrt, preserve_result, optimized, verbose, kind=None):
-    """`autodiff`, with the kind of the requested function (see pipeline)."""
-    names = _wrt_names(func, wrt)
-    key = (func, names, mode, bool(preserve_result), bool(optimized), kind)
-    cached = _CACHE.get(key)
-    if cached is not None:
+def _derivative(func, mode, wrt, preserve_result, optimized, verbose, kind=None,
+                public=True):
+    """`autodiff`, with the kind of the requested function (see pipeline).
+
+    What it returns is cached, and reused while what it was generated
+    from is unchanged (``live.py``). A `public` derivative (one the user
+    holds) is a dispatcher that generates itself again, in place, on the
+    first call after such a change; the others are the generated
+    functions themselves.
+    """
+    options = (mode, bool(preserve_result), bool(optimized), kind, public)
+    try:  # as asked: a hit costs no look at the signature
+        cached = _CACHE.get((func, wrt) + options)
+    except TypeError:  # an unhashable wrt, such as a list
+        cached = None
+    if cached is None:
+        names = _wrt_names(func, wrt)
+        cached = _CACHE.get((func, names) + options)
+    if cached is not None and _refreshed(cached):
         if verbose:
             print(cached.__tangent_ad__.source)
         return cached
     if second_order.is_wrapper(func):
         second_order.refuse_wrapper(func)
-    target, target_wrt = func, names
-    if mode == "reverse" and second_order.has_rule(func):
-        # whose call has a derived rule; a gradient's seed is a parameter
-        # of it only when it is differentiated
-        target = second_order.caller(func, keep_seed="bresult" in names)
-        target_wrt = tuple(second_order.caller_name(n) for n in names)
-    fn = pipeline.transform(target, wrt=target_wrt, mode=mode, optimized=optimized,
-                            preserve_result=preserve_result, verbose=verbose,
-                            kind=kind)
-    if optimized and mode == "reverse" and kind is None:
-        fn = staging.staged(fn)  # specialized copies for the argument kinds seen
-    _CACHE[key] = fn
+
+    def generate():
+        target, target_wrt = live.behind(func), names
+        if mode == "reverse" and second_order.has_rule(func):
+            # whose call has a derived rule; a gradient's seed is a parameter
+            # of it only when it is differentiated
+            target = second_order.caller(func, keep_seed="bresult" in names)
+            target_wrt = tuple(second_order.caller_name(n) for n in names)
+        return pipeline.transform(target, wrt=target_wrt, mode=mode, optimized=optimized,
+                                  preserve_result=preserve_result, verbose=verbose,
+                                  kind=kind)
+
+    names = _wrt_names(func, wrt)
+    fn = generate()
+    if public:
+        if optimized and mode == "reverse" and kind is None:
+            fn = staging.staged(fn, generate)  # copies specialized to the argument kinds
+        if not hasattr(fn, "__tangent_ad_stager__"):
+            fn = live.dispatcher(fn, generate)
+    _CACHE[(func, names) + options] = fn
+    try:
+        _CACHE[(func, wrt) + options] = fn
+    except TypeError:
+        pass
     return fn
 
 
+def _refreshed(fn):
+    """True when `fn` is current, or a dispatcher now brought up to date."""
+    if hasattr(fn, "__tangent_ad_refresh__"):
+        live.behind(fn)
+        return True
+    return live.current(fn)
+
+
 def _product(func, mode, wrt, kind):
-    return _derivative(func, mode, wrt, False, True, 0, kind=kind)
+    return _derivative(func, mode, wrt, False, True, 0, kind=kind, public=False)
 
 
 REGISTRY.add_provider(lambda g: second_order.rule(g, _product))

@@ -1,8 +1,8 @@
 """What a derivative was generated from, and whether that is still so.
 
-A generated derivative reads the user's module globals when it runs
-(``loader.run`` chains its namespace to the module dict under `LIVE_KEY`),
-so rebinding a global array or number needs nothing here. What it cannot
+A generated derivative reads the user's data globals when it runs
+(``scopes.read_live``: from the module dict, held under `LIVE_KEY`), so
+rebinding a global array or number needs nothing here. What it cannot
 read live is what shaped its *code*: the helper functions it generated
 pullbacks for, the modules and classes it resolved, the closure cells it
 copied, the code objects it read, and the registered rules. `Dependencies`
@@ -14,6 +14,7 @@ import numbers
 import types
 
 LIVE_KEY = "__tad_live__"  # in a generated namespace: the user's module dict
+LIVE_NAMES_KEY = "__tad_live_names__"  # ... and the data globals read from it
 
 _rules_version = [0]
 _MISSING = object()
@@ -26,6 +27,11 @@ def rules_changed():
 
 def rules_version():
     return _rules_version[0]
+
+
+def rules_version_cell():
+    """The one-item list holding the rules' version (for guards in code)."""
+    return _rules_version
 
 
 def shapes_code(value):
@@ -96,3 +102,37 @@ def current(fn):
     info = getattr(fn, "__tangent_ad__", None)
     deps = getattr(info, "deps", None)
     return deps is None or deps.current()
+
+
+def behind(fn):
+    """The current generated function behind the dispatcher `fn` (what the
+    transforms return), generated again if it was stale; other objects
+    as they are."""
+    refresh = getattr(fn, "__tangent_ad_refresh__", None)
+    return fn if refresh is None else refresh()
+
+
+def dispatcher(fn, rebuild):
+    """A function that runs the generated function `fn`, and first, when
+    `fn`'s dependencies have changed, ``fn = rebuild()``: what `grad` and
+    the other transforms return when the derivative is not staged. It
+    carries `fn`'s record (``__tangent_ad__``) and ``__wrapped__``, so
+    ``inspect.signature`` and ``show_source`` see the current `fn`."""
+    def refresh():
+        deps = call.__tangent_ad__.deps
+        if deps is not None and not deps.current():
+            _point_at(call, rebuild())
+        return call.__wrapped__
+
+    def call(*args, **kwargs):
+        return refresh()(*args, **kwargs)
+
+    call.__tangent_ad_refresh__ = refresh
+    _point_at(call, fn)
+    return call
+
+
+def _point_at(call, fn):
+    for attr in ("__name__", "__qualname__", "__doc__", "__module__", "__tangent_ad__"):
+        setattr(call, attr, getattr(fn, attr))
+    call.__wrapped__ = fn

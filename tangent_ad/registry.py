@@ -25,6 +25,7 @@ import importlib
 
 from tangent_ad.ad import templates
 from tangent_ad.errors import NoDerivativeError
+from tangent_ad.live import rules_changed
 
 _BUILTIN_MODULES = (
     "tangent_ad.templates.syntax",
@@ -65,8 +66,15 @@ class Registry:
                 importlib.import_module(name)
 
     def register(self, mode, func, template):
-        """Make `template` the `mode` derivative rule of `func`."""
+        """Make `template` the `mode` derivative rule of `func`.
+
+        The built-in rules are loaded first, so a rule registered before
+        the first transformation is not replaced by a built-in one: the
+        latest registration wins, and a user's comes after the built-ins.
+        """
+        self._ensure_loaded()
         self._rules[mode][_key(func)] = template
+        rules_changed()
 
     def add_provider(self, provider):
         """`provider(func)` returns a reverse template for a function no
@@ -108,7 +116,9 @@ class Registry:
 
     def register_nonholomorphic(self, *funcs):
         """Declare functions of a complex argument that are not holomorphic."""
+        self._ensure_loaded()
         self._nonholomorphic.update(_key(func) for func in funcs)
+        rules_changed()
 
     def is_nonholomorphic(self, func):
         self._ensure_loaded()
@@ -119,8 +129,10 @@ class Registry:
 
     def register_zero(self, *funcs):
         """Declare that each of `funcs` has a zero derivative."""
+        self._ensure_loaded()
         for func in funcs:
             self._zero.add(_key(func))
+        rules_changed()
 
     def is_zero(self, func):
         self._ensure_loaded()
@@ -174,6 +186,7 @@ class Registry:
             yield self
         finally:
             self._rules, self._zero, self._nonholomorphic = saved
+            rules_changed()
 
 
 def _key(func):

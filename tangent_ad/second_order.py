@@ -37,7 +37,7 @@ import types
 import numpy as np
 
 from tangent_ad.errors import NonScalarOutputError, UnsupportedSyntaxError
-from tangent_ad.live import LIVE_KEY
+from tangent_ad.live import LIVE_KEY, LIVE_NAMES_KEY, current
 
 
 def _generated(fn):
@@ -106,6 +106,7 @@ def caller(g, keep_seed=False):
     live = g.__tangent_ad__.namespace.get(LIVE_KEY)
     if live is not None:  # its derivative reads the user's globals live, as g does
         namespace[LIVE_KEY] = live
+        namespace[LIVE_NAMES_KEY] = frozenset()
     for name, p in zip(names, params):
         header.append(_with_default(name, p, namespace))
     source = (f"def {g.__name__}({', '.join(header)}):\n"
@@ -277,10 +278,10 @@ class _Lazy:
         self.build, self.fn = build, None
 
     def __call__(self, *args):
-        return (self.fn or self.__tangent_ad_function__())(*args)
+        return self.__tangent_ad_function__()(*args)
 
     def __tangent_ad_function__(self):
-        if self.fn is None:
+        if self.fn is None or not current(self.fn):
             self.fn = self.build()
         return self.fn
 
@@ -300,7 +301,7 @@ class _Product(_Lazy):
         if self.kind is None and len(self.wrt) == 1 and \
                 (type(seed) is float or np.ndim(seed) == 0):
             self._check_scalar_output(args)
-        return (self.fn or self.__tangent_ad_function__())(*args)
+        return self.__tangent_ad_function__()(*args)
 
     def _check_scalar_output(self, args):
         """A scalar cotangent is the seed of ``grad(grad(f))``: the

@@ -111,5 +111,126 @@ def test_second_derivatives_read_globals_live(nb):
 def test_the_generated_code_does_not_copy_the_global(nb):
     g = tad.grad(nb["loss"])
     namespace = g.__tangent_ad__.namespace
-    assert "X" not in namespace and "scale" not in namespace
+    assert "X" not in namespace and "scale" not in namespace  # no old batch kept alive
     assert "X @ w" in tad.show_source(g)
+
+
+def test_numpy_inside_the_derivative_can_import_lazily(nb):
+    # the generated frame's builtins are Python's (NumPy's C code imports
+    # through them, e.g. for ndarray.sum)
+    nb.run("def colsum(W):\n    return np.sum(np.tanh(W).sum(axis=0) * scale)\n")
+    W = np.ones((3, 2))
+    for _ in range(CALLS):
+        np.testing.assert_allclose(tad.grad(nb["colsum"])(W), fd(nb, "colsum", W), rtol=1e-6)
+
+
+# ---- what shaped the code: helpers, rules, closures ----
+
+def test_a_redefined_helper_is_differentiated_anew_on_the_next_call(nb):
+    nb.run("def helper(v):\n    return np.sin(v)\n"
+           "def model(v):\n    return np.sum(helper(v) * 2.0)\n")
+    v = np.array([0.3, -0.4])
+    g, f = tad.grad(nb["model"]), tad.jvp(nb["model"])
+    h, gu = tad.hvp(nb["model"]), tad.grad(nb["model"], optimized=False)
+    t = np.array([1.0, 2.0])
+    for _ in range(CALLS):
+        np.testing.assert_allclose(g(v), 2 * np.cos(v), rtol=1e-12)
+    nb.run("def helper(v):\n    return v ** 3\n")  # the cell run again
+    for _ in range(CALLS):
+        np.testing.assert_allclose(g(v), 6 * v ** 2, rtol=1e-12)
+        np.testing.assert_allclose(gu(v), 6 * v ** 2, rtol=1e-12)
+        np.testing.assert_allclose(f(v, t)[1], 6 * v ** 2 @ t, rtol=1e-12)
+        np.testing.assert_allclose(h(v, t), 12 * v * t, rtol=1e-12)
+    source = tad.show_source(g)  # shows the pullback of the helper as it is now
+    assert "v ** 3" in source and "np.sin" not in source
+    np.testing.assert_allclose(tad.grad(nb["model"])(v), 6 * v ** 2, rtol=1e-12)
+
+
+def test_a_rule_registered_after_the_first_gradient_takes_effect(nb):
+    nb.run("def cube(x):\n    return x * x * x\n"
+           "def uses_cube(x):\n    return cube(x) + 1.0\n")
+    g = tad.grad(nb["uses_cube"])
+    for _ in range(CALLS):
+        assert g(2.0) == pytest.approx(12.0)
+    with tad.registry.REGISTRY.scoped():
+        nb.run("@tad.adjoint(cube)\ndef _(result, x):\n    d[x] = d[result] * 100.0\n")
+        for _ in range(CALLS):  # the user's (deliberately odd) rule is what runs
+            assert g(2.0) == pytest.approx(100.0)
+    for _ in range(CALLS):  # and once it is gone, the source again
+        assert g(2.0) == pytest.approx(12.0)
+
+
+def test_the_cache_returns_the_same_derivative_while_nothing_changed(nb):
+    g = tad.grad(nb["loss"])
+    assert tad.grad(nb["loss"]) is g
+    nb["X"] = np.zeros((3, 2))  # data: no new derivative needed
+    assert tad.grad(nb["loss"]) is g
+
+
+def test_a_changed_closure_cell_is_seen(tmp_path):
+    nb = Notebook()
+    nb.run("def make():\n"
+           "    k = 2.0\n"
+           "    def f(x):\n"
+           "        return k * x * x\n"
+           "    def set_k(value):\n"
+           "        nonlocal k\n"
+           "        k = value\n"
+           "    return f, set_k\n"
+           "f, set_k = make()\n")
+    g = tad.grad(nb["f"])
+    for _ in range(CALLS):
+        assert g(3.0) == pytest.approx(12.0)
+    nb["set_k"](5.0)
+    for _ in range(CALLS):
+        assert g(3.0) == pytest.approx(30.0)
+
+
+# ---- names: one generated unit, many functions, every kind of name shared ----
+
+def test_free_names_follow_python_scopes():
+    import ast
+    from tangent_ad.scopes import free_names as _free_names
+    tree = ast.parse(
+        "def a(W, k):\n    return W * k + np.sum(W)\n"
+        "def b(x):\n    t = W @ x\n    return t * k, [k for k in x], lambda W: W + c\n"
+        "def c2(x):\n    def back(by):\n        return by * x * n\n    n = 2\n    return back\n")
+    assert _free_names(tree) == ["W", "c", "k", "np"]
+
+
+@pytest.mark.parametrize("shared", ["W", "k", "np_sum", "scale"])
+def test_a_helper_local_named_like_a_closure_variable_of_its_caller(shared):
+    nb = Notebook()
+    nb.run(
+        "np_sum = np.sum\n"
+        "def make(W, k, scale):\n"
+        f"    def helper({shared}):\n"
+        f"        {shared}2 = {shared} * 2.0\n"
+        f"        return {shared}2 * 1.5\n"
+        "    def model(x):\n"
+        "        return np_sum(helper(x) * W @ x) * k * scale\n"
+        "    return model\n"
+        "model = make(np.array([[1.0, 2.0], [0.5, -1.0]]), 3.0, 0.5)\n")
+    x = np.array([0.2, -0.3])
+    for _ in range(CALLS):
+        np.testing.assert_allclose(tad.grad(nb["model"])(x), fd(nb, "model", x), rtol=1e-6)
+
+
+def test_a_helper_from_another_module_reads_that_modules_globals():
+    lib, nb = Notebook(), Notebook()
+    lib.run("OFF = 1.0\nscale = 100.0\ndef shifted(v):\n    return np.sin(v * scale + OFF)\n")
+    nb["shifted"] = lib["shifted"]
+    nb.run("scale = 0.5\ndef model(v):\n    return np.sum(shifted(v)) * scale\n")
+    v = np.array([0.01, -0.02])
+    g, h = tad.grad(nb["model"]), tad.jvp(nb["model"])
+    for off in (1.0, -2.0):
+        lib["OFF"] = off
+        for _ in range(CALLS):
+            np.testing.assert_allclose(g(v), fd(nb, "model", v), rtol=1e-6)
+            np.testing.assert_allclose(h(v, v)[1], fd(nb, "model", v) @ v, rtol=1e-6)
+    try:  # a second derivative: right, or refused; never read from the wrong module
+        got = tad.hvp(nb["model"])(v, v)
+    except tad.TangentADError as exc:
+        assert "several modules" in str(exc)
+    else:
+        np.testing.assert_allclose(got, numerical_grad(lambda u: g(u) @ v, (v,), 0), rtol=1e-5)

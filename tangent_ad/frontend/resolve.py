@@ -18,7 +18,8 @@ from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.frontend import closures, generated
 from tangent_ad.frontend.methods import ATTRIBUTES, METHODS
 from tangent_ad.hooks import insert_grad_code
-from tangent_ad.live import LIVE_KEY, Dependencies, shapes_code
+from tangent_ad.live import LIVE_KEY, Dependencies, behind, shapes_code
+from tangent_ad.scopes import live_key
 from tangent_ad.nodes import walk
 
 BINARY_OPERATORS = {
@@ -97,18 +98,23 @@ def _function_scope(func):
     """The names visible to `func`: ``(scope, live, snapshot, cells)``.
 
     `scope` maps every visible name to its value now (closure cells over
-    globals). `live` is the module dict whose names the derivative reads
-    when it runs, as Python would (``loader.run`` chains the generated
-    namespace to it); `snapshot` names the entries of `scope` that do not
-    come from `live` (closure cells; for generated code, a derivative
-    differentiated again, its own namespace of NumPy, runtime helpers and
-    pullbacks, which chains to the user's module dict in turn); `cells`
-    maps the names of closure variables to their cells.
+    globals). `live` is the module dict from which the derivative reads
+    the data globals when it runs, as Python would (``scopes.read_live``);
+    `snapshot` names the entries of `scope` that do not come from `live`
+    (closure cells; for generated code, a derivative differentiated again,
+    its own namespace of NumPy, runtime helpers and pullbacks, beside the
+    user's module dict it reads live); `cells` maps the names of closure
+    variables to their cells.
     """
     if isinstance(func, closures.LocalFunction):
         return _function_scope(func.parent)
     globals_ = func.__globals__
     live = globals_.get(LIVE_KEY)
+    if live_key(1) in globals_:
+        raise UnsupportedSyntaxError(
+            f"{func.__name__} calls functions of several modules that read their "
+            "own module's globals, so it cannot be differentiated again yet",
+            hint="pass those globals to the functions as arguments")
     if live is None:
         live, scope, snapshot, cells = globals_, dict(globals_), set(), {}
     else:
@@ -184,7 +190,7 @@ class _Resolver(gast.NodeVisitor):
                     **self.ctx.where(node))
             self.ctx.namespace[node.id] = value
             live = node.id in self.scope and node.id not in self.snapshot
-            if live:
+            if live and not shapes_code(value):
                 self.ctx.facts["live_names"].add(node.id)  # read when it runs
             self.ctx.facts["dependencies"].name(node.id, value, live)
             return value
@@ -260,6 +266,7 @@ class _Resolver(gast.NodeVisitor):
             self.ctx.facts.setdefault("methods", set()).add(node)
             self.visit(node.func.value)
         else:
+            obj = behind(obj)  # a derivative the user's code calls: its current code
             if self.ctx.mode == "forward" and hasattr(obj, "__tangent_ad_function__"):
                 obj = obj.__tangent_ad_function__()  # a product made on demand
             self.ctx.resolved[node.func] = obj

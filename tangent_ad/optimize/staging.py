@@ -24,17 +24,19 @@ guards the most recent. The general derivative stays what ``show_source``
 prints and what ``__wrapped__`` (for ``inspect`` and for transforming the
 derivative again) refers to; `variants` lists the copies' sources.
 """
+import ast
 import builtins
 import copy
 import inspect
 import linecache
 import re
+import types
 
 import gast
 import numpy as np
 
-from tangent_ad import emit, runtime
-from tangent_ad.live import LIVE_KEY
+from tangent_ad import emit, runtime, scopes
+from tangent_ad.live import LIVE_KEY, LIVE_NAMES_KEY, rules_version_cell
 from tangent_ad.loader import lookup
 from tangent_ad.naming import COMMENT_MARKER
 from tangent_ad.optimize import accumulate, dce, inline, propagate, simplify, specialize
@@ -50,19 +52,22 @@ _BUILTINS = ("float", "int", "bool", "complex", "range", "reversed", "len", "typ
 _COMMENT = re.compile(r"^(\s*)# (.*)$")
 
 
-def staged(fn):
+def staged(fn, rebuild=None):
     """A dispatcher for the generated function `fn` (see the module
     docstring); `fn` itself when its signature or namespace rule staging
     out (keyword-only or variadic parameters, a global that shadows NumPy,
-    a runtime helper or a builtin the rewrites rely on)."""
+    a runtime helper or a builtin the rewrites rely on, helpers reading the
+    globals of other modules). With `rebuild`,
+    the dispatcher calls it for a new general derivative when `fn`'s
+    dependencies change (``live.py``)."""
     if hasattr(fn, "__tangent_ad_stager__"):
         return fn  # already staged
     info = fn.__tangent_ad__
     params = inspect.signature(fn).parameters.values()
     if any(p.kind is not p.POSITIONAL_OR_KEYWORD for p in params) or \
-            not _plain_namespace(info.namespace):
+            not _plain_namespace(info.namespace) or scopes.live_key(1) in info.namespace:
         return fn
-    return _Stager(fn, [p.name for p in params]).dispatcher
+    return _Stager(fn, [p.name for p in params], rebuild).dispatcher
 
 
 def variants(fn):
@@ -80,11 +85,26 @@ def _plain_namespace(namespace):
 
 
 class _Stager:
-    def __init__(self, general, params):
-        self.general = general
+    def __init__(self, general, params, rebuild=None):
         self.params = params
-        self.info = general.__tangent_ad__
         self.name = general.__name__
+        self.rebuild = rebuild  # makes the general derivative again, when it is stale
+        self.ns = {}
+        self.dispatcher = None
+        self._reset(general)
+        arguments = ", ".join(params)
+        self.dispatch_code = self._compile(
+            f"def {self.name}({arguments}):\n    return _tad_stage({arguments})\n",
+            "dispatch").__code__
+        self.dispatcher = types.FunctionType(self.dispatch_code, self.ns, self.name)
+        self.dispatcher.__tangent_ad_stager__ = self
+        self.dispatcher.__tangent_ad_refresh__ = self.current
+        self._point_at(general)
+
+    def _reset(self, general):
+        """Start over from the general derivative `general`: no copies yet."""
+        self.general = general
+        self.info = general.__tangent_ad__
         self.seen = {}       # kinds -> calls so far, before staging
         self.variants = {}   # kinds -> function to run
         self.sources = {}    # kinds -> source of the copy
@@ -92,25 +112,39 @@ class _Stager:
         self.constants = {}  # name -> value, for the guards
         self.copies = 0      # pullback copies written so far
         self.errors = {}     # kinds -> the exception that stopped their copy
-        self.ns = dict(self.info.namespace)
-        live = self.ns.get(LIVE_KEY, {})  # the copies read the user's globals live too
-        self.ns.update((k, v) for k, v in vars(builtins).items()
-                       if k not in live and k not in self.ns and not k.startswith("__"))
+        self.unspecialized = None  # code running the general one, when no copy helps
+        self.ns.clear()
+        self.ns.update(self.info.namespace)
         self.ns.update(np=np, _tad_stage=self.stage, _tad_ndarray=np.ndarray)
-        arguments = ", ".join(params)
-        self.dispatcher = self._compile(
-            f"def {self.name}({arguments}):\n    return _tad_stage({arguments})\n", "dispatch")
+
+    def _point_at(self, general):
         for attr in ("__defaults__", "__doc__", "__qualname__", "__module__"):
             setattr(self.dispatcher, attr, getattr(general, attr))
+        self.dispatcher.__code__ = self.dispatch_code
         self.dispatcher.__tangent_ad__ = self.info
-        self.dispatcher.__tangent_ad_stager__ = self
         # inspect (getsource, signature) and the front end, when the
         # derivative is differentiated again, read the general function
         self.dispatcher.__wrapped__ = general
 
+    def current(self):
+        """The general derivative, generated again first if it is stale."""
+        self.refresh()
+        return self.general
+
+    def refresh(self):
+        """Generate the derivative again if what it was generated from has
+        changed (a helper redefined, a rule registered; see ``live.py``)."""
+        deps = self.info.deps
+        if self.rebuild is None or deps is None or deps.current():
+            return
+        general = self.rebuild()
+        self._reset(general)
+        self._point_at(general)
+
     def stage(self, *args):
         """Run the copy for the kinds of `args`, writing it if they repeat,
         and guard the dispatcher's code for them (the most recent kinds win)."""
+        self.refresh()
         key = tuple(kind_of(a) for a in args)
         fn = self.variants.get(key)
         if fn is None:
@@ -130,9 +164,22 @@ class _Stager:
             if key not in self.guarded:
                 self.guarded[key] = self._guarded(key)
             self.dispatcher.__code__ = self.guarded[key]
-        elif len(self.variants) == 1:
-            self.dispatcher.__code__ = self.general.__code__  # nothing to specialize
+        elif len(self.variants) == 1:  # nothing to specialize: guard the general one
+            if self.unspecialized is None:
+                self.unspecialized = self._unspecialized()
+            self.dispatcher.__code__ = self.unspecialized
         return fn(*args)
+
+    def _unspecialized(self):
+        """The dispatcher's code when no copy is worth writing: the general
+        derivative, behind the checks that it is current."""
+        arguments = ", ".join(self.params)
+        self.ns["_tad_general"] = self.general
+        source = (f"def {self.name}({arguments}):\n"
+                  f"    if not ({' and '.join(self._dependency_checks()) or 'True'}):\n"
+                  f"        return _tad_stage({arguments})\n"
+                  f"    return _tad_general({arguments})\n")
+        return self._compile(source, "general, guarded").__code__
 
     def _variant(self, key):
         """The copy of the derivative for argument kinds `key`, with copies
@@ -173,12 +220,34 @@ class _Stager:
                               f"and {param}.dtype is {dtype}")
             else:
                 checks.append(f"type({param}) is {self._constant(type(kind.sample()))}")
+        checks += self._dependency_checks()
         lines = self.sources[key].splitlines()
         start = next(i for i, line in enumerate(lines) if line.rstrip().endswith(":")) + 1
         guard = ["    if not (" + "\n            and ".join(checks) + "):",
                  f"        return _tad_stage({', '.join(self.params)})"] if checks else []
         source = "\n".join(lines[:start] + guard + lines[start:]) + "\n"
         return self._compile(source, f"for {_describe(key)}, guarded").__code__
+
+    def _dependency_checks(self):
+        """Guard terms that hold while the derivative is current (the
+        checks of ``live.Dependencies``, written out)."""
+        deps = self.info.deps
+        if deps is None:
+            return []
+        if deps.cells:
+            return [f"{self._identity(deps.current)}()"]
+        checks = [f"{self._identity(rules_version_cell())}[0] == {deps.version}"]
+        for mapping, name, value in deps.names:
+            checks.append(f"{self._identity(mapping)}.get({name!r}) is {self._identity(value)}")
+        for function, code in deps.codes:
+            checks.append(f"{self._identity(function)}.__code__ is {self._identity(code)}")
+        return checks
+
+    def _identity(self, value):
+        """A name in the namespace for the guard object `value` (by identity)."""
+        name = f"_tad_o{id(value)}"
+        self.ns[name] = value
+        return name
 
     def _constant(self, value):
         """A name in the namespace for the guard constant `value`."""
@@ -192,7 +261,9 @@ class _Stager:
     def _compile(self, source, label):
         filename = f"<tangent_ad {self.name} {label}>"
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-        exec(compile(source, filename, "exec"), self.ns)
+        live = (LIVE_KEY, self.ns.get(LIVE_NAMES_KEY, ()))  # the copies read globals live too
+        tree = scopes.read_live(ast.parse(source), lambda name: live)
+        exec(compile(tree, filename, "exec"), self.ns)
         return self.ns.pop(self.name)
 
 

@@ -1,0 +1,124 @@
+"""Python's scoping rules on generated code, and its live reads of globals.
+
+`free_names` lists the names a module of generated functions reads that no
+scope reading them binds: what its namespace must provide. `read_live`
+rewrites the reads of the user's *data* globals (arrays, numbers) into
+look-ups in the module's dict (``__tad_live__['X']``), so a derivative sees
+the value a global has when it runs, as the user's function does. The text
+a user reads (``show_source``, tracebacks, pdb's listing) keeps ``X``; only
+the compiled tree reads through the dict.
+"""
+import ast
+
+from tangent_ad.live import LIVE_KEY
+
+_SCOPES = (ast.FunctionDef, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
+           ast.GeneratorExp)
+
+
+def free_names(tree):
+    """Names the module `tree` reads that none of the scopes reading them
+    binds (Python's rules: a function's parameters and assigned names are
+    its own; nested functions see their enclosing function's). A name
+    bound in one generated function is still free in another that reads it."""
+    module_level = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+    module_level |= {t.id for n in tree.body if isinstance(n, ast.Assign)
+                     for t in n.targets if isinstance(t, ast.Name)}
+    return sorted({n.id for n in _free_loads(tree, frozenset())} - module_level)
+
+
+def _scope_nodes(scope):
+    """The nodes evaluated in `scope` itself, and the scopes nested in it
+    (whose defaults and decorators belong to `scope`)."""
+    nodes, nested = [], []
+    if isinstance(scope, ast.FunctionDef):
+        todo = list(scope.body)
+    elif isinstance(scope, ast.Lambda):
+        todo = [scope.body]
+    elif isinstance(scope, _SCOPES):  # a comprehension
+        todo = [g for g in scope.generators]
+        todo += [scope.key, scope.value] if isinstance(scope, ast.DictComp) else [scope.elt]
+    else:
+        todo = list(scope.body)
+    while todo:
+        node = todo.pop()
+        nodes.append(node)
+        if isinstance(node, _SCOPES):
+            nested.append(node)
+            if isinstance(node, (ast.FunctionDef, ast.Lambda)):
+                todo.extend(node.args.defaults + [d for d in node.args.kw_defaults if d])
+                todo.extend(getattr(node, "decorator_list", []))
+            continue
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                todo.extend(item for item in value if isinstance(item, ast.AST))
+            elif isinstance(value, ast.AST):
+                todo.append(value)
+    return nodes, nested
+
+
+def _bound(scope, nodes):
+    """The names local to `scope`: parameters, assigned names and the
+    names of the functions defined in it."""
+    names = set()
+    if isinstance(scope, (ast.FunctionDef, ast.Lambda)):
+        args = scope.args
+        names.update(a.arg for a in args.posonlyargs + args.args + args.kwonlyargs)
+        names.update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
+    for node in nodes:
+        if type(node) is ast.Name and type(node.ctx) is not ast.Load:
+            names.add(node.id)
+        elif type(node) is ast.FunctionDef:
+            names.add(node.name)
+    if isinstance(scope, ast.Module):
+        return set()  # module-level names are handled by the caller
+    return names
+
+
+def live_key(group):
+    """The name under which a namespace holds the module dict of the
+    `group`-th module a unit's functions come from (0: the requested
+    function's)."""
+    return LIVE_KEY if group == 0 else f"__tad_live_{group}__"
+
+
+def read_live(tree, live_names_of):
+    """Rewrite, in the Module `tree`, every free read of a name in
+    ``live_names_of(function_name)`` (for each top-level function; a
+    ``(key, names)`` pair) into ``key['name']``. Returns `tree`."""
+    for fdef in tree.body:
+        if not isinstance(fdef, ast.FunctionDef):
+            continue
+        key, names = live_names_of(fdef.name)
+        if not names:
+            continue
+        reads = {id(n) for n in _free_loads(fdef, frozenset()) if n.id in names}
+        if reads:
+            _LiveReads(key, reads).visit(fdef)
+    return ast.fix_missing_locations(tree)
+
+
+def _free_loads(scope, outer):
+    """The Name loads under `scope` that no enclosing scope binds."""
+    found, todo = [], [(scope, outer)]
+    while todo:
+        scope, outer = todo.pop()
+        body, nested = _scope_nodes(scope)
+        visible = outer | _bound(scope, body)
+        found += [n for n in body if type(n) is ast.Name and type(n.ctx) is ast.Load
+                  and n.id not in visible]
+        todo.extend((inner, visible) for inner in nested)
+    return found
+
+
+class _LiveReads(ast.NodeTransformer):
+    def __init__(self, key, reads):
+        self.key, self.reads = key, reads
+
+    def visit_Name(self, node):
+        if id(node) not in self.reads:
+            return node
+        return ast.copy_location(ast.Subscript(
+            value=ast.Name(id=self.key, ctx=ast.Load()),
+            slice=ast.Constant(value=node.id), ctx=ast.Load()), node)
