@@ -56,7 +56,20 @@ def closure_in_loop(x, w, n):
     return np.sum(x)
 
 
+def _smooth(t):
+    return np.sin(t)
+
+
+def constant_lambda_call(x):
+    # issue 19, item 6: a lambda called on constants only; the primal still
+    # runs it, so the global it reads must be in the generated namespace
+    inner = lambda t: _smooth(t) + 1.0  # noqa: E731
+    scale = inner(1.0)
+    return np.sum(x * scale)
+
+
 CASES = {
+    "constant_lambda_call": (constant_lambda_call, lambda r: (r.normal(size=3),), (0,)),
     "closure": (closure, lambda r: (r.normal(size=3), r.normal(size=3)), (0, 1)),
     "lambda_capture": (lambda_capture, lambda r: (r.normal(size=3), r.normal(size=3)), (0, 1)),
     "higher_order": (higher_order, lambda r: (r.normal(size=3),), (0,)),

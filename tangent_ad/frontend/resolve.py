@@ -61,8 +61,22 @@ def run(tree, ctx):
     resolver = _Resolver(ctx, scope, local, snapshot)
     for stmt in tree.body:
         resolver.visit(stmt)
+    for lifted in set(local_functions.values()):
+        _globals_of_lifted(lifted.tree, resolver)
     _bind_defaults(tree, ctx, scope)
     return tree
+
+
+def _globals_of_lifted(fdef, resolver):
+    """Put the globals a lifted nested function reads into the namespace:
+    the primal runs it as written even where no pullback of it is made
+    (``scale = inner(1.0)``, a call with constant arguments)."""
+    own = resolver.local | {a.id for a in fdef.args.args} | {
+        n.id for n in walk(fdef) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+    for node in walk(fdef):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
+                node.id not in own and (node.id in resolver.scope or hasattr(builtins, node.id)):
+            resolver.lookup(node)
 
 
 def _bind_defaults(tree, ctx, scope):
