@@ -96,8 +96,8 @@ def log2(result, x):
 
 @adjoint(math.pow)
 def pow(result, x, y):
-    d[x] = d[result] * y * x ** (y - 1)
-    d[y] = d[result] * result * np.log(x)
+    d[x] = d[result] * y * x ** (y - (y != 0))
+    d[y] = d[result] * result * np.log(x + (x == 0))
 
 
 @adjoint(math.sin)
@@ -154,8 +154,8 @@ def builtin_min(result, a, b):
 
 @adjoint(builtins.pow)
 def builtin_pow(result, base, exp):
-    d[base] = unbroadcast(d[result] * exp * base ** (exp - 1), base)
-    d[exp] = unbroadcast(d[result] * result * np.log(base), exp)
+    d[base] = unbroadcast(d[result] * exp * base ** (exp - (exp != 0)), base)
+    d[exp] = unbroadcast(d[result] * result * np.log(base + (base == 0)), exp)
 
 
 @adjoint(builtins.sum)

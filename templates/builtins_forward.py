@@ -93,7 +93,7 @@ def log2(result, x):
 
 @tangent(math.pow)
 def pow(result, x, y):
-    d[result] = d[x] * y * x ** (y - 1) + d[y] * result * float(np.log(x))
+    d[result] = d[x] * y * x ** (y - (y != 0)) + d[y] * result * float(np.log(x + (x == 0)))
 
 
 @tangent(math.sin)
@@ -146,7 +146,8 @@ def builtin_min(result, a, b):
 
 @tangent(builtins.pow)
 def builtin_pow(result, base, exp):
-    d[result] = d[base] * exp * base ** (exp - 1) + d[exp] * result * np.log(base)
+    d[result] = d[base] * exp * base ** (exp - (exp != 0)) + \
+        d[exp] * result * np.log(base + (base == 0))
 
 
 @tangent(builtins.sum)

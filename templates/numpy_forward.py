@@ -143,6 +143,14 @@ def reciprocal(result, x):
     d[result] = -d[x] * result * result
 
 
+@tangent(np.sign)
+def sign(result, x):
+    """Zero for real x and at 0; (dx - sign Re(conj(sign) dx)) / |x| for
+    complex x (see the reverse rule)."""
+    d[result] = (d[x] * np.abs(result) - result * np.real(np.conj(result) * d[x])) / \
+        (np.abs(x) + (x == 0))
+
+
 @tangent(np.sin)
 def sin(result, x):
     d[result] = d[x] * np.cos(x)
@@ -197,7 +205,9 @@ def divide(result, x1, x2):
 
 @tangent(np.float_power)
 def float_power(result, x1, x2):
-    d[result] = d[x1] * x2 * np.float_power(x1, x2 - 1) + d[x2] * result * np.log(x1)
+    """At a zero exponent or base: see operator.pow in syntax.py."""
+    d[result] = d[x1] * x2 * np.float_power(x1, x2 - (x2 != 0)) + \
+        d[x2] * result * np.log(x1 + (x1 == 0))
 
 
 @tangent(np.fmax)
@@ -252,7 +262,8 @@ def multiply(result, x1, x2):
 
 @tangent(np.power)
 def power(result, x1, x2):
-    d[result] = d[x1] * x2 * x1 ** (x2 - 1) + d[x2] * result * np.log(x1)
+    """At a zero exponent or base: see operator.pow in syntax.py."""
+    d[result] = d[x1] * x2 * x1 ** (x2 - (x2 != 0)) + d[x2] * result * np.log(x1 + (x1 == 0))
 
 
 @tangent(np.subtract)

@@ -96,7 +96,9 @@ def ptp(result, a, axis=None, keepdims=False):
 
 @adjoint(np.std)
 def std(result, a, axis=None, ddof=0, keepdims=False):
-    d[a] = unreduce_var(d[result] * 0.5 / result, a, axis, ddof, keepdims)
+    """Zero where the deviation is zero (one element, or all equal), as
+    autograd and JAX give for one element: 0.5 / 0 times a zero slope."""
+    d[a] = unreduce_var(d[result] * 0.5 / (result + (result == 0)), a, axis, ddof, keepdims)
 
 
 @adjoint(np.sum)
@@ -107,3 +109,6 @@ def sum(result, a, axis=None, keepdims=False):
 @adjoint(np.var)
 def var(result, a, axis=None, ddof=0, keepdims=False):
     d[a] = unreduce_var(d[result], a, axis, ddof, keepdims)
+
+
+nonholomorphic(np.std, np.var)  # |x - mean|^2 of complex entries

@@ -97,8 +97,10 @@ def ptp(result, a, axis=None, keepdims=False):
 
 @tangent(np.std)
 def std(result, a, axis=None, ddof=0, keepdims=False):
-    slope = unreduce_var(0.5 / result, a, axis, ddof, keepdims)
-    d[result] = np.sum(slope * d[a], axis, keepdims=keepdims)
+    """Zero where the deviation is zero, as the reverse rule; real for
+    complex entries, whose slope unreduce_var conjugates."""
+    slope = unreduce_var(0.5 / (result + (result == 0)), a, axis, ddof, keepdims)
+    d[result] = np.real(np.sum(slope * d[a], axis, keepdims=keepdims))
 
 
 @tangent(np.sum)
@@ -108,5 +110,6 @@ def sum(result, a, axis=None, keepdims=False):
 
 @tangent(np.var)
 def var(result, a, axis=None, ddof=0, keepdims=False):
+    """Real for complex entries, whose slope unreduce_var conjugates."""
     slope = unreduce_var(np.ones_like(result), a, axis, ddof, keepdims)
-    d[result] = np.sum(slope * d[a], axis, keepdims=keepdims)
+    d[result] = np.real(np.sum(slope * d[a], axis, keepdims=keepdims))

@@ -152,6 +152,15 @@ def reciprocal(result, x):
     d[x] = -d[result] * result * result
 
 
+@adjoint(np.sign)
+def sign(result, x):
+    """Zero for real x (exactly: |sign| = 1 and sign * sign = 1), and at 0.
+    For complex x, sign(x) = x / |x| turns with x: the adjoint is (g -
+    Re(g sign) conj(sign)) / |x|. NumPy only, so every order follows."""
+    d[x] = (d[result] * np.abs(result) - np.real(d[result] * result) * np.conj(result)) / \
+        (np.abs(x) + (x == 0))
+
+
 @adjoint(np.sin)
 def sin(result, x):
     d[x] = d[result] * np.cos(x)
@@ -209,8 +218,9 @@ def divide(result, x1, x2):
 
 @adjoint(np.float_power)
 def float_power(result, x1, x2):
-    d[x1] = unbroadcast(d[result] * x2 * np.float_power(x1, x2 - 1), x1)
-    d[x2] = unbroadcast(d[result] * result * np.log(x1), x2)
+    """At a zero exponent or base: see operator.pow in syntax.py."""
+    d[x1] = unbroadcast(d[result] * x2 * np.float_power(x1, x2 - (x2 != 0)), x1)
+    d[x2] = unbroadcast(d[result] * result * np.log(x1 + (x1 == 0)), x2)
 
 
 @adjoint(np.fmax)
@@ -275,8 +285,9 @@ def multiply(result, x1, x2):
 
 @adjoint(np.power)
 def power(result, x1, x2):
-    d[x1] = unbroadcast(d[result] * x2 * x1 ** (x2 - 1), x1)
-    d[x2] = unbroadcast(d[result] * result * np.log(x1), x2)
+    """At a zero exponent or base: see operator.pow in syntax.py."""
+    d[x1] = unbroadcast(d[result] * x2 * x1 ** (x2 - (x2 != 0)), x1)
+    d[x2] = unbroadcast(d[result] * result * np.log(x1 + (x1 == 0)), x2)
 
 
 @adjoint(np.subtract)
@@ -325,7 +336,7 @@ def real(result, val):
     d[val] = cast_like(d[result], val)
 
 
-nonholomorphic(np.abs, np.angle, np.conj, np.imag, np.real)
+nonholomorphic(np.abs, np.angle, np.conj, np.imag, np.real, np.sign)
 
 
 # ---- array construction ----------------------------------------------------
@@ -371,7 +382,7 @@ def linspace(result, start, stop, num=50, endpoint=True, axis=0):
 zero_derivative(
     # piecewise constant
     np.ceil, np.fix, np.floor, np.floor_divide, np.rint, np.round, np.around,
-    np.sign, np.trunc,
+    np.trunc,  # not np.sign: x / |x| varies for complex x
     # comparisons and predicates
     np.all, np.allclose, np.any, np.array_equal, np.array_equiv, np.equal,
     np.greater, np.greater_equal, np.iscomplex, np.iscomplexobj, np.isclose,

@@ -45,8 +45,12 @@ def truediv(result, a, b):
 
 @adjoint(operator.pow)
 def pow(result, a, b):
-    d[a] = unbroadcast(d[result] * b * a ** (b - 1), a)
-    d[b] = unbroadcast(d[result] * result * np.log(a), b)
+    """Zero where the math is zero and the formula is 0 * inf: no slope
+    for a zero exponent (d/dx x**0 = 0, also at x = 0), and no slope in
+    the exponent for a zero base (d/dy 0**y = 0 for y > 0; log 0 is read
+    as log 1), as autograd and JAX do."""
+    d[a] = unbroadcast(d[result] * b * a ** (b - (b != 0)), a)
+    d[b] = unbroadcast(d[result] * result * np.log(a + (a == 0)), b)
 
 
 @adjoint(operator.mod)

@@ -41,7 +41,8 @@ def truediv(result, a, b):
 
 @tangent(operator.pow)
 def pow(result, a, b):
-    d[result] = d[a] * b * a ** (b - 1) + d[b] * result * np.log(a)
+    """At a zero exponent or base: see the reverse rule."""
+    d[result] = d[a] * b * a ** (b - (b != 0)) + d[b] * result * np.log(a + (a == 0))
 
 
 @tangent(operator.mod)

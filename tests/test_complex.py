@@ -133,9 +133,21 @@ def nonholomorphic_only_in_a_helper(z):
     return np.sum(modulus_of(z * C))
 
 
+def sign_of_product(z):
+    """sign(z) = z / |z| varies for complex z: not a zero derivative."""
+    return np.sum(np.real(np.sign(z * C)) * W) + np.sum(np.imag(np.sign(z)) ** 2)
+
+
+def variances(z):
+    """var and std of complex entries: real, through |z - mean|^2."""
+    rows = np.reshape(z, (1, 3)) * W[:, None]
+    return np.var(z * C) + np.std(z, ddof=1) + np.sum(np.std(rows, axis=1) * W)
+
+
 HOLOMORPHIC_STEPS = [real_of_square, product_with_a_constant, division, exp_sin_log,
                      power_sqrt_tanh, reductions, reshape_transpose, vdot_of_products,
-                     loop, branch, helper_call, nonholomorphic_only_in_a_helper]
+                     loop, branch, helper_call, nonholomorphic_only_in_a_helper,
+                     sign_of_product, variances]
 
 
 def matmul(a):
@@ -212,8 +224,8 @@ def test_linear_algebra_of_a_complex_matrix(f):
     check_complex_gradient(f, A)
 
 
-@pytest.mark.parametrize("f", [real_of_square, exp_sin_log, power_sqrt_tanh, helper_call],
-                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("f", [real_of_square, exp_sin_log, power_sqrt_tanh, helper_call,
+                               sign_of_product, variances], ids=lambda f: f.__name__)
 def test_complex64_stays_complex64_through_holomorphic_steps(f):
     got = tad.grad(f)(Z.astype(np.complex64))
     assert got.dtype == np.complex64
@@ -348,3 +360,33 @@ def test_hvp_is_the_directional_derivative_of_the_gradient(f):
     gradient = tad.grad(f)
     np.testing.assert_allclose(tad.hvp(f)(Z, t), _directional(gradient, Z, t),
                                rtol=1e-6, atol=1e-7)
+
+
+# ---- forward over forward, forward over reverse, at complex points ------------
+
+def sign_real(z):
+    return np.real(np.sign(z) * (0.5 - 2.0j))
+
+
+@pytest.mark.parametrize("f", [modulus_of, sign_real], ids=lambda f: f.__name__)
+def test_jvp_of_jvp_at_a_complex_point(f):
+    """The second directional derivative of |z| goes through the tangent of
+    np.sign (the forward rule of abs reads conj(sign(z))): not zero."""
+    z, dz, tz = 1.0 + 2.0j, 0.3 + 0.1j, 0.2 - 0.5j
+    (value, tangent), (dvalue, dtangent) = tad.jvp(tad.jvp(f))(z, dz, tz)
+    np.testing.assert_allclose(dtangent, _directional(lambda w: tad.jvp(f)(w, dz)[1], z, tz),
+                               rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(dvalue, _directional(f, z, tz), rtol=1e-6)
+
+
+@pytest.mark.parametrize("reduction", [np.std, np.var], ids=lambda f: f.__name__)
+def test_jvp_of_vjp_of_a_complex_variance(reduction):
+    def f(z):
+        return reduction(z)
+
+    back = tad.vjp(f)
+    t = np.array([0.3 + 0.1j, -1.0j, 0.5 - 0.2j])
+    value, tangent = tad.jvp(back)(Z, 1.0, t)
+    np.testing.assert_allclose(value, complex_numerical_grad(f, Z), rtol=1e-6)
+    np.testing.assert_allclose(tangent, _directional(lambda z: back(z, 1.0), Z, t),
+                               rtol=1e-6, atol=1e-8)

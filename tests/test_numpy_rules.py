@@ -28,7 +28,7 @@ import pytest
 import tangent_ad as tad
 from tangent_ad.hooks import checkpointed, stop_gradient
 from tangent_ad.registry import REGISTRY
-from tangent_ad.testing import check_grads, random_args
+from tangent_ad.testing import check_grads, check_jvp, random_args
 
 from rule_specs import NAMESPACE, SPECS
 
@@ -143,3 +143,82 @@ def test_spec_ids_are_unique():
     ids = [spec.id for spec in SPECS]
     duplicates = sorted({spec_id for spec_id in ids if ids.count(spec_id) > 1})
     assert not duplicates, f"specs with the same id: {duplicates}"
+
+
+# ---- points where a rule's formula reads 0 * inf ------------------------------
+# The value is locally constant there (0 ** y = 0 for y > 0, x ** 0 = 1, the
+# std of one element is 0), so central differences give 0, and so must every
+# derivative: autograd's and JAX's conventions. Both the operator and NumPy's
+# function, both modes, first and second order, float64 and float32.
+
+def zero_base_operator(y):
+    return 0.0 ** y * 3.0
+
+
+def zero_base_power(y):
+    return np.sum(np.power(0.0, y))
+
+
+def zero_exponent_operator(x):
+    return np.sum(x ** 0.0 + x)
+
+
+def zero_exponent_power(x):
+    return np.sum(np.power(x, 0.0) * x)
+
+
+def zero_exponent_builtin(x):
+    return pow(x, 0) + math.pow(x, 0.0)
+
+
+def std_of_one(x):
+    return np.std(x) + np.sum(np.std(np.reshape(x, (1, 1)), axis=1)) + x[0]
+
+
+SINGULAR = [
+    (zero_base_operator, 0.5), (zero_base_power, np.array([0.5, 2.0])),
+    (zero_exponent_operator, np.array([0.0, 1.5])), (zero_exponent_power, np.array([0.0, 0.0])),
+    (zero_exponent_builtin, 0.0), (std_of_one, np.array([1.5])),
+]
+
+
+def as_dtype(x, dtype):
+    return x if isinstance(x, float) else x.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("f, x", SINGULAR, ids=[f.__name__ for f, _ in SINGULAR])
+def test_a_locally_constant_power_or_std_has_a_finite_gradient(f, x, dtype):
+    x = as_dtype(x, dtype)
+    with np.errstate(all="raise"):  # no 0 * inf on the way
+        check_grads(f, tad.grad(f), (x,))
+
+
+def forward_params():
+    out = []
+    for dtype in (np.float64, np.float32):
+        for f, x in SINGULAR:
+            marks = [pytest.mark.xfail(strict=True, reason=(
+                "dtype: the tangent through np.log of the Python float base is "
+                "float64 (see PYTHON_FLOAT_TANGENT in test_forward_rules.py)"))] \
+                if f is zero_base_power and dtype is np.float32 else []
+            out.append(pytest.param(f, x, dtype, marks=marks,
+                                    id=f"{f.__name__}-{np.dtype(dtype).name}"))
+    return out
+
+
+@pytest.mark.parametrize("f, x, dtype", forward_params())
+def test_a_locally_constant_power_or_std_has_a_finite_tangent(f, x, dtype):
+    x = as_dtype(x, dtype)
+    with np.errstate(all="raise"):
+        check_jvp(f, tad.jvp(f), (x,))
+
+
+@pytest.mark.parametrize("f, x", SINGULAR, ids=[f.__name__ for f, _ in SINGULAR])
+def test_second_derivatives_at_a_locally_constant_power_or_std(f, x):
+    with np.errstate(all="raise"):
+        np.testing.assert_array_equal(tad.hvp(f)(x, np.ones_like(x)), np.zeros_like(x))
+        value, tangent = tad.jvp(tad.grad(f))(x, 1.0, np.ones_like(x))
+        np.testing.assert_array_equal(tangent, np.zeros_like(x))
+        np.testing.assert_array_equal(tad.grad(tad.grad(f))(x) if np.ndim(x) == 0 else
+                                      tad.jacobian(tad.grad(f))(x), 0.0)

@@ -2,7 +2,9 @@
 
 Rewrites, each keeping values, shapes and dtypes:
 
-* constant folding of numeric operators (``2 - 1`` -> ``1``);
+* constant folding of numeric operators (``2 - 1`` -> ``1``) and of
+  equality tests of numbers (``2 - (2 != 0)`` -> ``1``, the form the
+  power rules take for a literal exponent);
 * ``e * 1``, ``1 * e``, ``e / 1``, ``e ** 1``, ``e + 0``-free forms, ``-(-e)``;
 * ``unbroadcast(e, x)`` -> ``e`` where ``e`` provably has ``x``'s shape
   (see `ShapeClasses`);
@@ -28,6 +30,7 @@ from tangent_ad.optimize.shapes import ShapeClasses
 
 _FOLD = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
          gast.Div: operator.truediv, gast.Pow: operator.pow}
+_FOLD_COMPARE = {gast.Eq: operator.eq, gast.NotEq: operator.ne}
 
 
 # Calls that read only the shape (and dtype) of their first argument.
@@ -90,6 +93,11 @@ def _number(node):
         and not isinstance(node.value, bool)
 
 
+def _foldable(node):
+    """A number, or a bool folded from a comparison of numbers."""
+    return _number(node) or isinstance(node, gast.Constant) and type(node.value) is bool
+
+
 def _is(node, value):
     return _number(node) and node.value == value
 
@@ -105,7 +113,7 @@ class _Simplifier:
         self.shape_sources = shape_sources
         self.rewrites = 0
         self.rewrite = {gast.BinOp: self._binop, gast.UnaryOp: self._unaryop,
-                        gast.Call: self._call}
+                        gast.Call: self._call, gast.Compare: self._compare}
 
     def visit(self, node):
         """`node` with its subtrees simplified, or the node replacing it."""
@@ -133,7 +141,7 @@ class _Simplifier:
 
     def _binop(self, node):
         left, right, op = node.left, node.right, node.op
-        if _number(left) and _number(right) and type(op) in _FOLD:
+        if _foldable(left) and _foldable(right) and type(op) in _FOLD:
             try:
                 value = _FOLD[type(op)](left.value, right.value)
             except (ZeroDivisionError, OverflowError):
@@ -149,6 +157,14 @@ class _Simplifier:
             return left
         if isinstance(op, (gast.Add, gast.Sub)) and _is(right, 0):
             return left
+        return node
+
+    def _compare(self, node):
+        if len(node.ops) == 1 and type(node.ops[0]) in _FOLD_COMPARE and \
+                _number(node.left) and _number(node.comparators[0]):
+            value = _FOLD_COMPARE[type(node.ops[0])](node.left.value,
+                                                    node.comparators[0].value)
+            return gast.Constant(value=bool(value), kind=None)
         return node
 
     def _unaryop(self, node):

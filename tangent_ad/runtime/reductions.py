@@ -24,11 +24,20 @@ def unreduce_var(g, x, axis=None, ddof=0, keepdims=False):
     """Spread the adjoint `g` of ``np.var(x, axis, ddof=ddof)`` over `x`:
     each element gets g * 2 (x - mean) / (n - ddof).
 
+    The variance of complex entries is the real mean of |x - mean|^2:
+    its slope is conjugated (JAX's convention inside a derivative, see
+    conj_complex), and only the real part of `g` counts. Linear in `g`
+    and in `x`, so the forward rules use it as the slope too.
+
     >>> unreduce_var(1.0, np.array([1.0, 3.0]))
     array([-1.,  1.])
+    >>> complex(unreduce_var(1.0, np.array([1j, -1j]))[0])
+    -1j
     """
     count = int(np.prod([np.shape(x)[a] for a in _axes(axis, np.ndim(x))]))
     centered = x - np.mean(x, axis=axis, keepdims=True)
+    if np.iscomplexobj(centered):
+        g, centered = np.real(g), np.conj(centered)
     return _like(unreduce(g, x, axis, keepdims) * 2.0 * centered / (count - ddof), x)
 
 
