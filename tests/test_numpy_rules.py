@@ -222,3 +222,31 @@ def test_second_derivatives_at_a_locally_constant_power_or_std(f, x):
         np.testing.assert_array_equal(tangent, np.zeros_like(x))
         np.testing.assert_array_equal(tad.grad(tad.grad(f))(x) if np.ndim(x) == 0 else
                                       tad.jacobian(tad.grad(f))(x), 0.0)
+
+
+# ---- reductions whose output has size 1 ---------------------------------------
+# grad seeds such an output with the float 1.0, whose adjoint then has fewer
+# axes than the rules' arguments (an AxisError once, in unreduce).
+
+REDUCTIONS = [np.sum, np.mean, np.average, np.var, np.std, np.max, np.min, np.median,
+              np.prod, np.ptp, np.nansum, np.nanmean, np.linalg.norm]
+SIZE_ONE = [((1,), 0), ((1,), None), ((1, 1), 0), ((1, 1), 1), ((3, 1), 0), ((1, 3), 1),
+            ((1, 3), -1), ((1, 3), (0, 1))]
+
+
+def reduce_of(reduction, axis, keepdims):
+    def f(x):
+        return reduction(x, axis=axis, keepdims=keepdims)
+    return f
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("keepdims", [False, True])
+@pytest.mark.parametrize("shape, axis", SIZE_ONE, ids=str)
+@pytest.mark.parametrize("reduction", REDUCTIONS, ids=describe)
+def test_a_reduction_to_one_element(reduction, shape, axis, keepdims, dtype):
+    f = reduce_of(reduction, axis, keepdims)
+    x = random_args([shape], dtype=dtype, seed=zlib.crc32(str(shape).encode()),
+                    low=0.5, high=2.0)[0]
+    check_grads(f, tad.grad(f), (x,))
+    check_jvp(f, tad.jvp(f), (x,))

@@ -179,3 +179,24 @@ def test_the_decompositions_tangents_refuse_complex_matrices():
         runtime.jvp_singular_slope(x, x, "nuc", (0, 1))
     with pytest.raises(NotImplementedError, match="cholesky"):
         runtime.jvp_grad_cholesky(x, x, x, x, x)
+
+
+@pytest.mark.parametrize("shape", [(1,), (1, 1), (1, 1, 1)])
+def test_unbroadcast_of_a_scalar_adjoint_to_a_size_one_array(shape):
+    """grad seeds a (1,)-shaped output with the float 1.0: its adjoint has
+    fewer axes than the operand."""
+    got = runtime.unbroadcast(2.0, np.ones(shape, np.float32))
+    assert got.shape == shape and got.dtype == np.float32 and got.item() == 2.0
+
+
+@pytest.mark.parametrize("shape, axis, kept", [
+    ((1, 3), 1, (1, 1)), ((3, 1), 0, (1, 1)), ((1,), 0, (1,)), ((1, 1), (0, 1), (1, 1)),
+    ((2, 1, 3), (0, 2), (1, 1, 1))])
+def test_unreduce_of_a_scalar_adjoint_of_a_size_one_reduction(shape, axis, kept):
+    x = np.arange(np.prod(shape), dtype=np.float64).reshape(shape)
+    for g in (2.0, np.full(np.shape(np.sum(x, axis=axis)), 2.0)):
+        got = runtime.unreduce(g, x, axis)
+        np.testing.assert_array_equal(got, np.full(shape, 2.0))
+    np.testing.assert_array_equal(runtime.unreduce_var(2.0, x, axis),
+                                  2.0 * 2.0 * (x - np.mean(x, axis, keepdims=True))
+                                  / (x.size // np.prod(kept)))

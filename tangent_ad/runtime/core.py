@@ -79,6 +79,9 @@ def unbroadcast(g, x):
     gshape = np.shape(g)
     if gshape != shape:
         lead = len(gshape) - len(shape)
+        if lead < 0:  # a size-1 adjoint (a seed of 1.0) of a (1,)- or (1, 1)-shaped x
+            return _like(np.reshape(g, shape) if np.size(g) == np.prod(shape, dtype=int)
+                         else np.broadcast_to(g, shape), x)
         axes = tuple(range(lead)) + tuple(
             lead + i for i, n in enumerate(shape)
             if n == 1 and gshape[lead + i] != 1)
@@ -95,9 +98,20 @@ def unreduce(g, x, axis=None, keepdims=False):
     """
     shape = np.shape(x)
     if axis is not None and not keepdims:
-        axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
-        g = np.expand_dims(g, tuple(a % len(shape) for a in axes))
+        g = _keep_dims(g, shape, _axes(axis, len(shape)))
     return _like(np.broadcast_to(g, shape), x)
+
+
+def _keep_dims(g, shape, axes):
+    """`g`, the value or adjoint of a reduction over `axes` of an array of
+    `shape` without keepdims, with the reduced axes put back (size 1).
+
+    A size-1 adjoint may come as a scalar (``grad`` seeds a (1,)-shaped
+    output with 1.0): it is reshaped, as expand_dims would find no axis.
+    """
+    if np.ndim(g) + len(axes) == len(shape):
+        return np.expand_dims(g, axes)
+    return np.reshape(g, tuple(1 if i in axes else n for i, n in enumerate(shape)))
 
 
 def unreduce_mean(g, x, axis=None, keepdims=False):

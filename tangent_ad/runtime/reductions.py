@@ -2,7 +2,7 @@
 max/min, var/std, cumulative sums, norms, median."""
 import numpy as np
 
-from tangent_ad.runtime.core import _axes, _like, unbroadcast, unreduce
+from tangent_ad.runtime.core import _axes, _keep_dims, _like, unbroadcast, unreduce
 
 __all__ = ["unreduce_max", "unreduce_var", "uncumsum", "grad_norm", "undiff", "unreduce_median",
            "unsum"]
@@ -66,7 +66,7 @@ def grad_norm(g, norm, x, ord=None, axis=None, keepdims=False):
     """
     axes = _axes(axis, np.ndim(x))
     if not keepdims:
-        g, norm = np.expand_dims(g, axes), np.expand_dims(norm, axes)
+        g, norm = _keep_dims(g, np.shape(x), axes), _keep_dims(norm, np.shape(x), axes)
     if ord is None or ord == "fro" or (ord == 2 and len(axes) == 1):
         slope = x / norm
     elif len(axes) == 1:
@@ -129,18 +129,23 @@ def unreduce_median(g, x, axis=None, keepdims=False):
     >>> unreduce_median(1.0, np.array([4.0, 1.0, 3.0, 2.0]))
     array([0. , 0. , 0.5, 0.5])
     """
-    flat = axis is None
-    values = np.ravel(x) if flat else np.moveaxis(x, axis, -1)
+    axes = _axes(axis, np.ndim(x))
+    flat = axis is None or len(axes) == np.ndim(x)
+    ends = tuple(range(-len(axes), 0))  # a tuple of axes: moved to the end, then merged
+    moved = np.moveaxis(x, axes, ends)
+    values = np.ravel(x) if flat else np.reshape(moved, np.shape(moved)[:-len(axes)] + (-1,))
     n = np.shape(values)[-1]
     order = np.argsort(values, axis=-1)
     g = unreduce(g, x, axis, keepdims)
-    g = np.ravel(g)[:1] if flat else np.moveaxis(g, axis, -1)[..., :1]
+    g = np.ravel(g)[:1] if flat else np.reshape(np.moveaxis(g, axes, ends),
+                                                np.shape(values)[:-1] + (-1,))[..., :1]
     out = np.zeros(np.shape(values), dtype=np.result_type(g))
     for k in {(n - 1) // 2, n // 2}:
         np.put_along_axis(out, order[..., k:k + 1],
                           np.take_along_axis(out, order[..., k:k + 1], -1)
                           + g / (2 if n % 2 == 0 else 1), -1)
-    out = np.reshape(out, np.shape(x)) if flat else np.moveaxis(out, -1, axis)
+    out = np.reshape(out, np.shape(x)) if flat else \
+        np.moveaxis(np.reshape(out, np.shape(moved)), ends, axes)
     return _like(out, x)
 
 

@@ -8,7 +8,7 @@ module depends on NumPy only.
 """
 import numpy as np
 
-from tangent_ad.runtime.core import _like, dsinc
+from tangent_ad.runtime.core import _keep_dims, _like, dsinc
 from tangent_ad.runtime.linalg import grad_einsum, grad_solve_rhs, matrix_transpose
 from tangent_ad.runtime.linalg_tangents import jvp_singular_slope
 from tangent_ad.runtime.reductions import grad_norm
@@ -171,7 +171,7 @@ def jvp_grad_norm(dg, dnorm, dx, g, norm, x, ord=None, axis=None, keepdims=False
             - grad_norm(g * dnorm / norm, norm, x, ord, axis, keepdims)
     elif len(axes) == 1 and ord == 1 and np.iscomplexobj(x):
         if not keepdims:
-            g = np.expand_dims(g, axes)
+            g = _keep_dims(g, np.shape(x), axes)
         tangent = tangent + g * jvp_abs_slope(dx, x)  # slope conj(x) / |x|
     elif len(axes) == 1 and np.iscomplexobj(x) and ord != 0:
         raise NotImplementedError(
@@ -179,7 +179,7 @@ def jvp_grad_norm(dg, dnorm, dx, g, norm, x, ord=None, axis=None, keepdims=False
             "values is not supported (ord=None, 1, 2 are)")
     elif len(axes) == 1 and np.isfinite(ord) and ord not in (0, 1):
         if not keepdims:
-            g, norm, dnorm = (np.expand_dims(v, axes) for v in (g, norm, dnorm))
+            g, norm, dnorm = (_keep_dims(v, np.shape(x), axes) for v in (g, norm, dnorm))
         size = np.abs(x)
         slope = (ord - 1) * (size / norm) ** (ord - 2) / norm * \
             (dx - np.sign(x) * size * dnorm / norm)
@@ -190,7 +190,7 @@ def jvp_grad_norm(dg, dnorm, dx, g, norm, x, ord=None, axis=None, keepdims=False
             "values is not supported")
     elif len(axes) == 2 and ord in (2, -2, "nuc"):
         if not keepdims:
-            g = np.expand_dims(g, axes)
+            g = _keep_dims(g, np.shape(x), axes)
         tangent = tangent + g * jvp_singular_slope(dx, x, ord, axes)
     return _like(tangent, x)
 
