@@ -96,8 +96,10 @@ def ptp(result, a, axis=None, keepdims=False):
 
 @adjoint(np.std)
 def std(result, a, axis=None, ddof=0, keepdims=False):
-    """Zero where the deviation is zero (one element, or all equal), as
-    autograd and JAX give for one element: 0.5 / 0 times a zero slope."""
+    """Zero where the deviation is zero (one element, or all equal).
+
+    The formula reads 0.5 / 0 times a zero slope there; the gradient of
+    the std of one element is 0, as autograd and JAX give."""
     d[a] = unreduce_var(d[result] * 0.5 / (result + (result == 0)), a, axis, ddof, keepdims)
 
 

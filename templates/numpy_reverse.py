@@ -154,9 +154,11 @@ def reciprocal(result, x):
 
 @adjoint(np.sign)
 def sign(result, x):
-    """Zero for real x (exactly: |sign| = 1 and sign * sign = 1), and at 0.
-    For complex x, sign(x) = x / |x| turns with x: the adjoint is (g -
-    Re(g sign) conj(sign)) / |x|. NumPy only, so every order follows."""
+    """Zero for real x; x / abs(x) turns with a complex x.
+
+    Exactly zero for real x (|sign| = 1 and sign * sign = 1) and at 0. For
+    complex x the adjoint is (g - Re(g sign) conj(sign)) / |x|. Written in
+    NumPy, so that every higher order follows from the rules."""
     d[x] = (d[result] * np.abs(result) - np.real(d[result] * result) * np.conj(result)) / \
         (np.abs(x) + (x == 0))
 
@@ -218,7 +220,9 @@ def divide(result, x1, x2):
 
 @adjoint(np.float_power)
 def float_power(result, x1, x2):
-    """At a zero exponent or base: see operator.pow in syntax.py."""
+    """No slope for a zero exponent, nor in the exponent for a zero base.
+
+    See operator.pow in syntax.py."""
     d[x1] = unbroadcast(d[result] * x2 * np.float_power(x1, x2 - (x2 != 0)), x1)
     d[x2] = unbroadcast(d[result] * result * np.log(x1 + (x1 == 0)), x2)
 
@@ -285,7 +289,9 @@ def multiply(result, x1, x2):
 
 @adjoint(np.power)
 def power(result, x1, x2):
-    """At a zero exponent or base: see operator.pow in syntax.py."""
+    """No slope for a zero exponent, nor in the exponent for a zero base.
+
+    See operator.pow in syntax.py."""
     d[x1] = unbroadcast(d[result] * x2 * x1 ** (x2 - (x2 != 0)), x1)
     d[x2] = unbroadcast(d[result] * result * np.log(x1 + (x1 == 0)), x2)
 

@@ -9,6 +9,7 @@ import numpy as np
 
 from tangent_ad.registry import adjoint, nonholomorphic, structured
 from tangent_ad.runtime import (
+    c_concat, r_concat,
     cast_like, inverse_permutation, unatleast, unbroadcast, unconcatenate, undiag,
     undiagonal, unpad, unrepeat, unrollaxis, unsort, unstack, untake,
     untake_along_axis, untile)
@@ -140,6 +141,18 @@ def concatenate(result, arrays, axis=0):
     d[arrays] = unconcatenate(d[result], arrays, axis)
 
 
+@adjoint(r_concat)
+def r_concat_rule(result, items):  # named so as not to hide r_concat
+    """np.r_[a, b]: each item's elements are a run along the first axis."""
+    d[items] = unconcatenate(d[result], items, 0)
+
+
+@adjoint(c_concat)
+def c_concat_rule(result, items):
+    """np.c_[a, b]: each item's elements are a run along the last axis."""
+    d[items] = unconcatenate(d[result], items, -1)
+
+
 @adjoint(np.dstack)
 def dstack(result, tup):
     d[tup] = unconcatenate(d[result], tup, 2)
@@ -242,5 +255,5 @@ structured(
     np.array, np.array_split, np.asarray, np.atleast_1d, np.atleast_2d,
     np.atleast_3d, np.column_stack, np.concatenate, np.dsplit, np.dstack,
     np.hsplit, np.hstack, np.split, np.stack, np.vsplit, np.vstack,
-    np.linalg.eigh, np.linalg.slogdet,
+    np.linalg.eigh, np.linalg.slogdet, r_concat, c_concat,
 )

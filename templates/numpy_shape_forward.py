@@ -8,7 +8,7 @@ A sort or partition moves each tangent with its element.
 import numpy as np
 
 from tangent_ad.registry import tangent
-from tangent_ad.runtime import cast_like, unsort
+from tangent_ad.runtime import c_concat, cast_like, r_concat, unsort
 
 d = None  # d[x] is the tangent of x; templates are parsed, never run
 
@@ -149,6 +149,16 @@ def column_stack(result, tup):
 @tangent(np.concatenate)
 def concatenate(result, arrays, axis=0):
     d[result] = np.concatenate(d[arrays], axis)
+
+
+@tangent(r_concat)
+def r_concat_rule(result, items):  # named so as not to hide r_concat
+    d[result] = r_concat(d[items])
+
+
+@tangent(c_concat)
+def c_concat_rule(result, items):
+    d[result] = c_concat(d[items])
 
 
 @tangent(np.dstack)

@@ -45,10 +45,11 @@ def truediv(result, a, b):
 
 @adjoint(operator.pow)
 def pow(result, a, b):
-    """Zero where the math is zero and the formula is 0 * inf: no slope
-    for a zero exponent (d/dx x**0 = 0, also at x = 0), and no slope in
-    the exponent for a zero base (d/dy 0**y = 0 for y > 0; log 0 is read
-    as log 1), as autograd and JAX do."""
+    """No slope for a zero exponent, nor in the exponent for a zero base.
+
+    Where the formula reads 0 * inf the math is 0: d/dx x**0 = 0, also at
+    x = 0, and d/dy 0**y = 0 for y > 0 (log 0 is read as log 1), as
+    autograd and JAX have it."""
     d[a] = unbroadcast(d[result] * b * a ** (b - (b != 0)), a)
     d[b] = unbroadcast(d[result] * result * np.log(a + (a == 0)), b)
 

@@ -19,7 +19,7 @@ import operator
 
 import numpy as np
 
-from tangent_ad.runtime import appended, updated
+from tangent_ad.runtime import appended, c_concat, r_concat, updated
 
 try:
     import scipy.special
@@ -447,6 +447,16 @@ SPECS = [
     Spec(np.column_stack, "np.column_stack(np.split(x, 2, axis=1))", x=(3, 4)),
     Spec(np.column_stack, "np.column_stack((x, y))", x=(3,), y=(3, 2)),
     Spec(np.concatenate, "np.concatenate(np.split(x, 2), axis=0)", x=(4, 3)),
+    # np.r_[...] and np.c_[...], rewritten into r_concat((...)) and c_concat((...))
+    Spec(r_concat, "np.r_[x, y]", x=(3,), y=(2,)),
+    Spec(r_concat, "np.r_[x, 2.0, s, x]", x=(2,), s=None),
+    Spec(r_concat, "np.r_[s, t]", s=None, t=None),
+    Spec(r_concat, "np.r_[x, y]", x=(2, 3), y=(1, 3)),
+    Spec(r_concat, "np.r_[x]", x=()),
+    Spec(c_concat, "np.c_[x, y]", x=(3,), y=(3,)),
+    Spec(c_concat, "np.c_[x, y, x]", x=(3,), y=(3, 2)),
+    Spec(c_concat, "np.c_[x, y]", x=(2, 2), y=(2, 1)),
+    Spec(c_concat, "np.c_[s, x]", s=None, x=(1, 2)),
     Spec(np.concatenate, "np.concatenate(np.split(x, (1, 3), axis=1), axis=1)", x=(2, 4)),
     Spec(np.concatenate, "np.concatenate((x, y))", x=(2,), y=(3,)),
     Spec(np.concatenate, "np.concatenate((x, y), axis=1)", x=(2, 2), y=(2, 3)),

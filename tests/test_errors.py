@@ -127,6 +127,42 @@ UNSUPPORTED = [
         def f(x):
             return x and x
         """, "return x and x"),
+    # NumPy forms a derivative cannot follow (tangent_ad/frontend/numpy_forms.py)
+    ("np.r_ with a slice", """
+        def f(x):
+            return np.sum(np.r_[0:3, x] * 2.0)
+        """, "return np.sum(np.r_[0:3, x] * 2.0)"),
+    ("np.c_ with a directive", """
+        def f(x):
+            return np.sum(np.c_['0', x, x])
+        """, "return np.sum(np.c_['0', x, x])"),
+    *[(f"in place: np.{writer}", f"""
+        def f(x):
+            y = np.zeros(3)
+            {call}
+            return np.sum(y * x)
+        """, call) for writer, call in [
+        ("put_along_axis", "np.put_along_axis(y, np.array([0, 1]), x[:2], 0)"),
+        ("put", "np.put(y, [0, 2], x[0])"),
+        ("copyto", "np.copyto(y, x)"),
+        ("place", "np.place(y, y == 0.0, x)"),
+        ("putmask", "np.putmask(y, y == 0.0, x)"),
+        ("random.shuffle", "np.random.shuffle(y)"),
+        ("add.at", "np.add.at(y, [0, 0], x[0])"),
+        ("multiply out=", "np.multiply(x, 2.0, out=y)"),
+    ]],
+    ("in place: np.fill_diagonal", """
+        def f(x):
+            m = np.zeros((3, 3))
+            np.fill_diagonal(m, x)
+            return np.sum(m * x)
+        """, "np.fill_diagonal(m, x)"),
+    ("in place: out= in an assignment", """
+        def f(x):
+            y = np.zeros(3)
+            z = np.add(x, 1.0, out=y)
+            return np.sum(z)
+        """, "z = np.add(x, 1.0, out=y)"),
 ]
 
 
@@ -142,6 +178,16 @@ def test_unsupported_construct_is_reported_with_location(tmp_path, label, source
     assert text[err.lineno - 1].strip() == line
     assert line in str(err)
     assert "hint:" in str(err)
+
+
+@pytest.mark.parametrize("label, source, line",
+                         [u for u in UNSUPPORTED if u[0].startswith(("in place", "np."))],
+                         ids=[u[0] for u in UNSUPPORTED if u[0].startswith(("in place", "np."))])
+def test_numpy_forms_are_refused_in_forward_mode_too(tmp_path, label, source, line):
+    func, path = _load(tmp_path, source)
+    with pytest.raises(tad.UnsupportedSyntaxError) as info:
+        tad.jvp(func)
+    assert info.value.filename == str(path) and line in str(info.value)
 
 
 def test_function_without_derivative_raises_no_derivative_error(tmp_path):

@@ -30,6 +30,7 @@ from tangent_ad.naming import Namer
 from tangent_ad.frontend import generated
 from tangent_ad.frontend.desugar import Desugar
 from tangent_ad.frontend.methods import ATTRIBUTES, PACKED_ARGUMENTS, numpy_path
+from tangent_ad.frontend.numpy_forms import index_items, index_trick, refuse_in_place
 from tangent_ad.nodes import assign, call, name, reads, walk
 from tangent_ad.runtime.structures import appended
 
@@ -126,6 +127,8 @@ class _Normalizer(Desugar):
         elif isinstance(stmt, gast.Assert) or (
                 isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)
                 and not _is_append(stmt.value)):
+            if isinstance(stmt, gast.Expr):
+                refuse_in_place(stmt.value, self.ctx.resolved.get(stmt.value), self.ctx)
             self.emit(self.verbatim([stmt])[0])  # for its effect: forward sweep only
         elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
             # xs.append(v)
@@ -321,6 +324,7 @@ class _Normalizer(Desugar):
                             for k in node.keywords]
             return new
         elif isinstance(node, gast.Call):
+            refuse_in_place(node, resolved.get(node), self.ctx)
             captured = getattr(resolved.get(node), "free", ())
             new = gast.Call(
                 func=node.func, args=self.call_arguments(node) +
@@ -330,6 +334,11 @@ class _Normalizer(Desugar):
         elif isinstance(node, gast.Attribute) and node not in resolved:
             # `x.T`, `x.shape`, ...: attributes of arrays, as NumPy calls
             return self.numpy_call(ATTRIBUTES[node.attr], [self.atom(node.value)])
+        elif isinstance(node, gast.Subscript) and index_trick(resolved.get(node.value)):
+            label, func = index_trick(resolved[node.value])
+            items = self.atom(gast.Tuple(elts=index_items(node, label, self.ctx),
+                                         ctx=gast.Load()))
+            return self._resolved(call(func.__name__, items), func)
         elif isinstance(node, gast.Subscript):
             new = gast.Subscript(value=self.atom(node.value), slice=self.index(node.slice),
                                  ctx=gast.Load())

@@ -4,7 +4,29 @@ import numpy as np
 
 from tangent_ad.runtime.core import _like, cast_like
 
-__all__ = ["unatleast", "unconcatenate", "unstack", "untile", "unrepeat", "unpad", "undiagonal", "undiag", "untake", "untake_along_axis", "unarray", "unsort", "unrollaxis", "linspace_fraction"]
+__all__ = ["r_concat", "c_concat", "unatleast", "unconcatenate", "unstack", "untile", "unrepeat", "unpad", "undiagonal", "undiag", "untake", "untake_along_axis", "unarray", "unsort", "unrollaxis", "linspace_fraction"]
+
+
+def r_concat(items):
+    """``np.r_[items]``, as a function (tangent_ad.frontend.numpy_forms
+    rewrites ``np.r_[a, b]`` into ``r_concat((a, b))``): numbers and
+    arrays joined along the first axis, numbers as 1-d arrays.
+
+    >>> r_concat((np.array([1.0, 2.0]), 3.0))
+    array([1., 2., 3.])
+    """
+    return np.r_[tuple(items)]
+
+
+def c_concat(items):
+    """``np.c_[items]``, as a function: arrays joined along the last axis,
+    1-d arrays as columns (``np.column_stack`` for 1-d arrays).
+
+    >>> c_concat((np.array([1.0, 2.0]), np.array([3.0, 4.0])))
+    array([[1., 3.],
+           [2., 4.]])
+    """
+    return np.c_[tuple(items)]
 
 
 def unconcatenate(g, arrays, axis=0):
