@@ -9,8 +9,8 @@ import numpy as np
 
 from tangent_ad.registry import adjoint, nonholomorphic
 from tangent_ad.runtime import (
-    grad_norm, uncumsum, undiff, unreduce, unreduce_max, unreduce_mean,
-    unreduce_median, unreduce_var)
+    grad_norm, unaverage, uncumsum, undiff, unreduce, unreduce_max, unreduce_mean,
+    unreduce_median, unreduce_var, unweights, weights_like)
 
 d = None  # d[x] is the adjoint of x; templates are parsed, never run
 
@@ -18,8 +18,12 @@ d = None  # d[x] is the adjoint of x; templates are parsed, never run
 # ---- reductions ------------------------------------------------------------
 
 @adjoint(np.average)
-def average(result, a, axis=None, keepdims=False):
-    d[a] = unreduce_mean(d[result], a, axis, keepdims)
+def average(result, a, axis=None, weights=None, keepdims=False):
+    """With weights: w / sum(w) for a, (a - average) / sum(w) for w."""
+    d[a] = unaverage(d[result], a, axis, weights, keepdims)
+    d[weights] = unweights(unreduce(d[result] / np.sum(
+        weights_like(weights, a, axis), axis, keepdims=keepdims), a, axis, keepdims) *
+        (a - unreduce(result, a, axis, keepdims)), weights, axis)
 
 
 @adjoint(np.cumprod)

@@ -11,7 +11,8 @@ import numpy as np
 
 from tangent_ad.registry import tangent
 from tangent_ad.runtime import (
-    grad_norm, jvp_mean, unreduce_max, unreduce_median, unreduce_var)
+    grad_norm, jvp_mean, unreduce, unreduce_max, unreduce_median, unreduce_var,
+    weights_like)
 
 d = None  # d[x] is the tangent of x; templates are parsed, never run
 
@@ -19,8 +20,12 @@ d = None  # d[x] is the tangent of x; templates are parsed, never run
 # ---- reductions ------------------------------------------------------------
 
 @tangent(np.average)
-def average(result, a, axis=None, keepdims=False):
-    d[result] = np.average(d[a], axis, keepdims=keepdims)
+def average(result, a, axis=None, weights=None, keepdims=False):
+    """With weights: the average of the tangent, plus sum(dw (a - average)) / sum(w)."""
+    d[result] = np.average(d[a], axis, weights, keepdims=keepdims) + np.sum(
+        weights_like(d[weights], a, axis) * (a - unreduce(result, a, axis, keepdims)),
+        axis, keepdims=keepdims) / np.sum(weights_like(weights, a, axis), axis,
+                                          keepdims=keepdims)
 
 
 @tangent(np.cumprod)

@@ -25,6 +25,8 @@ forward-mode code is how third derivatives are made (``second_order.py``).
 These rules have no reverse counterpart: reverse mode over generated
 code uses derived rules instead (``tangent_ad/second_order.py``).
 """
+import numpy as np
+
 from tangent_ad.registry import tangent
 from tangent_ad.runtime import (
     abs_slope, accumulate, broadcast_like, cast_like, conj_complex, d2sinc, digamma, dsinc, grad_cholesky,
@@ -35,8 +37,8 @@ from tangent_ad.runtime import (
     jvp_grad_solve_rhs, jvp_mean, linspace_fraction, matrix_transpose, segment_length,
     tangent_array, trigamma, unarray, unatleast, uncumsum, unconcatenate, undiag, undiagonal,
     undiff, unindex, unindex_container, unpad, unreduce, unreduce_max,
-    unreduce_mean, unreduce_median, unreduce_var, unrepeat, unrollaxis, unsort,
-    unstack, unsum, untake, untake_along_axis, untile, unbroadcast, zero_tangent, zeroed,
+    unaverage, unreduce_mean, unreduce_median, unreduce_var, unrepeat, unweights,
+    weights_like, unrollaxis, unsort, unstack, unsum, untake, untake_along_axis, untile, unbroadcast, zero_tangent, zeroed,
     zeros_like)
 
 d = None  # d[x] is the tangent of x; templates are parsed, never run
@@ -68,6 +70,27 @@ def unreduce_rule(result, g, x, axis=None, keepdims=False):
 @tangent(unreduce_mean)
 def unreduce_mean_rule(result, g, x, axis=None, keepdims=False):
     d[result] = unreduce_mean(d[g], x, axis, keepdims)
+
+
+@tangent(unaverage)
+def unaverage_rule(result, g, a, axis=None, weights=None, keepdims=False):
+    """g w / S(w): linear in g; in w, g dw / S - g w S(dw) / S^2."""
+    d[result] = unaverage(d[g], a, axis, weights, keepdims) + unreduce(
+        g / np.sum(weights_like(weights, a, axis), axis, keepdims=keepdims), a, axis,
+        keepdims) * weights_like(d[weights], a, axis) - unreduce(
+        g * np.sum(weights_like(d[weights], a, axis), axis, keepdims=keepdims) /
+        np.sum(weights_like(weights, a, axis), axis, keepdims=keepdims) ** 2, a, axis,
+        keepdims) * weights_like(weights, a, axis)
+
+
+@tangent(unweights)
+def unweights_rule(result, s, weights, axis=None):
+    d[result] = unweights(d[s], weights, axis)
+
+
+@tangent(weights_like)
+def weights_like_rule(result, weights, a, axis=None):
+    d[result] = weights_like(d[weights], a, axis)
 
 
 @tangent(unreduce_var)

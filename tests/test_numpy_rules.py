@@ -28,6 +28,7 @@ import pytest
 import tangent_ad as tad
 from tangent_ad.hooks import checkpointed, stop_gradient
 from tangent_ad.registry import REGISTRY
+from tangent_ad.runtime import c_concat, r_concat
 from tangent_ad.testing import check_grads, check_jvp, random_args
 
 from rule_specs import NAMESPACE, SPECS
@@ -171,6 +172,10 @@ def zero_exponent_builtin(x):
     return pow(x, 0) + math.pow(x, 0.0)
 
 
+def zero_exponent_of_a_float(x):
+    return x ** 0.0 * 2.0 + np.power(x, 0.0) + x
+
+
 def std_of_one(x):
     return np.std(x) + np.sum(np.std(np.reshape(x, (1, 1)), axis=1)) + x[0]
 
@@ -178,7 +183,8 @@ def std_of_one(x):
 SINGULAR = [
     (zero_base_operator, 0.5), (zero_base_power, np.array([0.5, 2.0])),
     (zero_exponent_operator, np.array([0.0, 1.5])), (zero_exponent_power, np.array([0.0, 0.0])),
-    (zero_exponent_builtin, 0.0), (std_of_one, np.array([1.5])),
+    (zero_exponent_builtin, 0.0), (zero_exponent_of_a_float, 0.0),
+    (std_of_one, np.array([1.5])),
 ]
 
 
@@ -250,3 +256,27 @@ def test_a_reduction_to_one_element(reduction, shape, axis, keepdims, dtype):
                     low=0.5, high=2.0)[0]
     check_grads(f, tad.grad(f), (x,))
     check_jvp(f, tad.jvp(f), (x,))
+
+
+# ---- second order of the rules changed for issues 12 and 20 --------------------
+# Forward over reverse (the tangent of the gradient, what hvp computes) and
+# forward over forward, each against central differences of the first
+# derivative, for every spec of these functions.
+
+SECOND_ORDER_KEYS = (np.average, np.sign, np.std, np.var, np.power, operator.pow,
+                     c_concat, r_concat)
+
+
+@pytest.mark.parametrize("spec", [pytest.param(spec, id=spec.id) for spec in SPECS
+                                  if spec.key in SECOND_ORDER_KEYS])
+def test_second_order_of_a_rule(spec, rule_functions):
+    f = rule_functions[spec.id]
+    args = sample(spec, np.float64)
+    wrt = tuple(range(len(spec.shapes)))
+    tol = spec.tolerance(np.float64)
+    df = tad.grad(f, wrt=wrt)
+    check_jvp(df, tad.jvp(df, wrt=wrt), (*args, 1.0), wrt=wrt, **tol)
+    jf = tad.jvp(f, wrt=wrt)
+    directions = tuple(np.full_like(a, 0.7) if isinstance(a, np.ndarray) else 0.7
+                       for a in args[:len(wrt)])
+    check_jvp(jf, tad.jvp(jf, wrt=wrt), (*args, *directions), wrt=wrt, **tol)

@@ -2,9 +2,10 @@
 max/min, var/std, cumulative sums, norms, median."""
 import numpy as np
 
-from tangent_ad.runtime.core import _axes, _keep_dims, _like, unbroadcast, unreduce
+from tangent_ad.runtime.core import (
+    _axes, _keep_dims, _like, unbroadcast, unreduce, unreduce_mean)
 
-__all__ = ["unreduce_max", "unreduce_var", "uncumsum", "grad_norm", "undiff", "unreduce_median",
+__all__ = ["unaverage", "unweights", "weights_like", "unreduce_max", "unreduce_var", "uncumsum", "grad_norm", "undiff", "unreduce_median",
            "unsum"]
 
 
@@ -18,6 +19,53 @@ def unreduce_max(g, extreme, x, axis=None, keepdims=False):
     hits = x == unreduce(extreme, x, axis, keepdims)
     share = hits / np.sum(hits, axis=axis, keepdims=True)
     return _like(unreduce(g, x, axis, keepdims) * share, x)
+
+
+def weights_like(weights, a, axis=None):
+    """The `weights` of ``np.average(a, axis, weights)`` with the axes of
+    `a`: as they are when they have its shape, else their axes moved onto
+    `axis` (an int or a tuple) and 1 elsewhere, which broadcasts.
+
+    >>> weights_like(np.array([1.0, 2.0]), np.zeros((3, 2)), axis=1)
+    array([[1., 2.]])
+    """
+    if np.shape(weights) == np.shape(a):
+        return weights
+    axes = _axes(axis, np.ndim(a))
+    order = np.argsort(axes)
+    shape = [1] * np.ndim(a)
+    for k, ax in enumerate(axes):
+        shape[ax] = np.shape(weights)[k]
+    return np.reshape(np.transpose(weights, order), shape)
+
+
+def unweights(s, weights, axis=None):
+    """`s`, shaped like the averaged array, summed back to the shape of
+    `weights`: the adjoint of weights_like (linear in `s`).
+
+    >>> unweights(np.ones((3, 2)), np.zeros(2), axis=1)
+    array([3., 3.])
+    """
+    if np.shape(s) == np.shape(weights):
+        return _like(s, weights)
+    axes = _axes(axis, np.ndim(s))
+    others = tuple(i for i in range(np.ndim(s)) if i not in axes)
+    total = np.sum(s, axis=others) if others else s
+    return _like(np.transpose(total, np.argsort(np.argsort(axes))), weights)
+
+
+def unaverage(g, a, axis=None, weights=None, keepdims=False):
+    """Spread the adjoint `g` of ``np.average(a, axis, weights)`` over `a`:
+    g * w / sum(w) (over `axis`), or the mean's g / n without weights.
+
+    >>> unaverage(1.0, np.zeros(2), weights=np.array([1.0, 3.0]))
+    array([0.25, 0.75])
+    """
+    if weights is None:
+        return unreduce_mean(g, a, axis, keepdims)
+    w = weights_like(weights, a, axis)
+    total = np.sum(w, axis=axis, keepdims=keepdims)
+    return _like(unreduce(g / total, a, axis, keepdims) * w, a)
 
 
 def unreduce_var(g, x, axis=None, ddof=0, keepdims=False):
