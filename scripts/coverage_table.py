@@ -84,11 +84,11 @@ CONVENTIONS = """\
   Inside a derivative the rules follow JAX's convention: a holomorphic
   rule (`z * w`, `np.exp(z)`, `a @ b`) multiplies by f'(z), with no
   conjugate. The non-holomorphic rules (`np.real`, `np.imag`, `np.conj`,
-  `np.angle`, `np.abs`, `abs`, `np.vdot`, `np.linalg.norm`,
-  `np.linalg.slogdet`, `np.real_if_close`, and the `.real`, `.imag`,
-  `.conj()` spellings) are declared `nonholomorphic`; a gradient that
-  used one conjugates its complex results once before returning them
-  (`conj_complex`). `np.abs` of complex values needs NumPy 2, where
+  `np.angle`, `np.abs`, `abs`, `np.sign`, `np.var`, `np.std`, `np.vdot`,
+  `np.linalg.norm`, `np.linalg.slogdet`, `np.real_if_close`, and the
+  `.real`, `.imag`, `.conj()` spellings) are declared `nonholomorphic`;
+  a gradient that used one conjugates its complex results once before
+  returning them (`conj_complex`). `np.abs` of complex values needs NumPy 2, where
   `np.sign(z)` is `z / |z|`. See "Complex numbers" in
   [supported-python.md](supported-python.md#complex-numbers).
 """
