@@ -11,8 +11,8 @@ refused.
 A function that writes into an argument (``np.put_along_axis(y, i, v,
 0)``) returns None: its call is a statement, which the core form keeps
 for its effect only, so the write would be invisible to the derivative.
-Each such function, a call with ``out=`` and a ufunc's ``.at`` are refused
-with a hint to the functional form.
+Each such function and a ufunc's ``.at`` are refused with a hint to the
+functional form (``out=`` is refused up front, by the validate stage).
 """
 import numpy as np
 
@@ -65,8 +65,3 @@ def refuse_in_place(node, obj, ctx):
         raise UnsupportedSyntaxError(
             f"{label} writes into its argument in place, which the derivative "
             "cannot follow", hint=_FUNCTIONAL, **ctx.where(node))
-    if any(k.arg == "out" for k in node.keywords):
-        raise UnsupportedSyntaxError(
-            "a call with out= writes into an array in place, which the derivative "
-            "cannot follow", hint="drop out= and assign the result: y = np.add(a, b)",
-            **ctx.where(node))
