@@ -9,11 +9,19 @@ astor prints stdlib ``ast`` trees, so the gast tree is translated first,
 by `_Translator` rather than ``gast.gast_to_ast``: one plain recursive
 copy that also swaps the markers for numbers, about four times faster
 than gast's NodeTransformer (which copies locations nobody reads here).
+
+Precedence: astor parenthesizes by precedence, except that it prints a
+negative number constant (``-1.5``, ``-inf``, ``-2j``) as an atom, so that
+``(-1.5) ** k`` came out as ``-1.5 ** k``, which Python reads as
+``-(1.5 ** k)``. `_Printer` prints such a constant with the precedence of
+unary minus, which is what its text is.
 """
 import ast
+import math
 import re
 
 import astor
+import astor.code_gen
 import gast
 
 from tangent_ad.naming import COMMENT_MARKER
@@ -28,7 +36,7 @@ def run(tree, ctx=None):
     declare_nonlocals(tree)
     translator = _Translator()
     module = ast.Module(body=[translator.copy(tree)], type_ignores=[])
-    text = astor.to_source(module)
+    text = astor.to_source(module, source_generator_class=_Printer)
     texts = translator.comments
     lines = []
     for line in text.splitlines():
@@ -57,6 +65,29 @@ def declare_nonlocals(fdef):
         shared = sorted((set().union(*map(writes, inner.body)) - params) & outer)
         if shared:
             inner.body.insert(0, gast.Nonlocal(names=shared))
+
+
+class _Printer(astor.code_gen.SourceGenerator):
+    """astor's printer, with a negative number constant printed as the
+    unary minus expression its text is (parenthesized where that binds
+    too loosely: the base of ``**``, an attribute's object)."""
+
+    def visit_Constant(self, node):
+        value = node.value
+        if isinstance(value, (int, float, complex)) and not isinstance(value, bool) \
+                and _prints_negative(value):
+            with self.delimit(node, ast.USub()):
+                self._handle_numeric_constant(value)
+        else:
+            super().visit_Constant(node)
+
+
+def _prints_negative(value):
+    """Whether astor's text of the number `value` starts with a minus sign
+    (a complex number with a real part is printed in parentheses)."""
+    if isinstance(value, complex):
+        return value.real == 0 and math.copysign(1.0, value.imag) < 0
+    return math.copysign(1.0, value) < 0 if isinstance(value, float) else value < 0
 
 
 def _is_comment(node):

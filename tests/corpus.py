@@ -8,7 +8,7 @@ against the unoptimized one.
 import numpy as np
 
 import tangent_ad as tad
-from tangent_ad.testing import check_grads
+from tangent_ad.testing import check_grads, check_jvp
 
 
 def check_against_finite_differences(case, seed):
@@ -25,3 +25,15 @@ def check_optimizer_keeps_values(case, seed=5):
     fast, slow = (fast, slow) if len(wrt) > 1 else ((fast,), (slow,))
     for a, b in zip(fast, slow):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def check_all_modes(func, args, wrt=(0,)):
+    """Reverse mode (grad), forward mode (jvp) and second order (hvp), each
+    optimized and not, against central differences."""
+    for optimized in (True, False):
+        check_grads(func, tad.grad(func, wrt=wrt, optimized=optimized), args, wrt=wrt)
+        check_jvp(func, tad.jvp(func, wrt=wrt, optimized=optimized), args, wrt=wrt)
+        for k in wrt:
+            gradient = tad.grad(func, wrt=(k,))
+            product = tad.hvp(func, wrt=k, optimized=optimized)
+            check_jvp(gradient, lambda *a: (gradient(*a[:-1]), product(*a)), args, wrt=(k,))
