@@ -10,6 +10,10 @@ by `_Translator` rather than ``gast.gast_to_ast``: one plain recursive
 copy that also swaps the markers for numbers, about four times faster
 than gast's NodeTransformer (which copies locations nobody reads here).
 
+A statement whose body is empty (a loop of ``pass``, a loop whose only
+statements were ``insert_grad_code`` blocks moved to the adjoint) is
+printed with ``pass``: Python has no empty block.
+
 Precedence: astor parenthesizes by precedence, except that it prints a
 negative number constant (``-1.5``, ``-inf``, ``-2j``) as an atom, so that
 ``(-1.5) ** k`` came out as ``-1.5 ** k``, which Python reads as
@@ -128,8 +132,11 @@ class _Translator:
             marker = ast.Constant(value=len(self.comments) - 1, kind=None)
             return ast.Call(func=self.copy(node.func), args=[marker], keywords=[])
         cls = getattr(ast, type(node).__name__)
-        return cls(**{field: self.copy(getattr(node, field)) for field in cls._fields
-                      if hasattr(node, field)})
+        copied = cls(**{field: self.copy(getattr(node, field)) for field in cls._fields
+                        if hasattr(node, field)})
+        if getattr(copied, "body", None) == []:
+            copied.body = [ast.Pass()]  # a body emptied by a pass (or `pass` itself)
+        return copied
 
     def _parameters(self, value):
         if type(value) is list:

@@ -1,9 +1,11 @@
 """Branches and loops: gradients against finite differences, loops kept as loops."""
+import numpy as np
 import pytest
 
 import tangent_ad as tad
 from control_flow_functions import CASES, loop_branch
-from corpus import check_against_finite_differences, check_optimizer_keeps_values
+from corpus import check_against_finite_differences, check_all_modes, \
+    check_optimizer_keeps_values
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -46,3 +48,55 @@ def test_value_and_grad_returns_the_final_value():
     value, grad = tad.value_and_grad(loop_branch)(0.7, 4)
     assert value == pytest.approx(loop_branch(0.7, 4))
     assert grad == pytest.approx(tad.grad(loop_branch)(0.7, 4))
+
+
+# ---- empty bodies (Python has no empty block: `pass`, or a body the transform empties) ----
+
+def pass_in_for(x, n):
+    for i in range(n):
+        pass
+    return np.sum(x * x)
+
+
+def pass_in_while(x, n):
+    i = 0
+    while i < n:
+        i = i + 1
+    while i > 100:
+        pass
+    return np.sum(x * x)
+
+
+def pass_in_branches(x, n):
+    if n > 1:
+        pass
+    else:
+        pass
+    if n > 2:
+        pass
+    else:
+        x = x * 2.0
+    return np.sum(x * x)
+
+
+def pass_in_nested_loops(x, n):
+    for i in range(n):
+        for j in range(n):
+            pass
+        if i > 0:
+            pass
+    return np.sum(np.sin(x))
+
+
+def loop_without_active_statements(x, n):
+    s = 0.0
+    for i in range(n):
+        s = s + 1.0
+    return np.sum(x * x) + s
+
+
+@pytest.mark.parametrize("func", [pass_in_for, pass_in_while, pass_in_branches,
+                                  pass_in_nested_loops, loop_without_active_statements])
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_empty_bodies_in_every_mode(func, n):
+    check_all_modes(func, (np.array([0.3, -0.8]), n))

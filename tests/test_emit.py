@@ -285,3 +285,18 @@ def test_power_of_a_negative_constant_with_a_loop_index_keeps_its_sign():
     # p * 1 * (-1.2) * 1.44: the derivative is -1.728.
     assert tad.grad(power_of_negative_constant_in_loop)(0.7) == pytest.approx(-1.728)
     check_all_modes(power_of_negative_constant_in_loop, (0.7,))
+
+
+@pytest.mark.parametrize("statement", ["for i in range(2):\n    pass",
+                                       "while False:\n    pass",
+                                       "if x > 0:\n    pass\nelse:\n    pass",
+                                       "with open('f') as g:\n    pass"])
+def test_an_empty_body_is_printed_as_pass(statement):
+    fdef = gast.parse(f"def f(x):\n" + "".join(
+        "    " + line + "\n" for line in statement.splitlines()) + "    return x\n").body[0]
+    for node in gast.walk(fdef):
+        if isinstance(node, (gast.For, gast.While, gast.If, gast.With)):
+            node.body = []
+    text = emit.run(fdef)
+    assert text.count("pass") == 1 + statement.startswith("if")
+    compile(text, "<emitted>", "exec")

@@ -4,6 +4,7 @@ import pytest
 
 import tangent_ad as tad
 import hook_functions as hf
+from corpus import check_all_modes
 from tangent_ad.testing import check_grads
 
 
@@ -147,3 +148,25 @@ def clipped_in_place(x):
 def test_a_hook_changing_its_adjoint_in_place_leaves_a_direct_call_alone():
     x = np.array([0.5, -0.8, 0.2])
     assert clipped_in_place(x) == pytest.approx(np.sum(np.tanh(x * 3.0) ** 2))
+
+
+def hooks_are_the_only_statements(x, n):
+    for i in range(n):
+        with tad.insert_grad_code(x) as dx:
+            dx = np.clip(dx, -1e9, 1e9)
+    if n > 1:
+        with tad.insert_grad_code(x) as dx:
+            dx = np.clip(dx, -1e9, 1e9)
+    else:
+        pass
+    while n > 10:
+        with tad.insert_grad_code(x) as dx:
+            dx = np.clip(dx, -1e9, 1e9)
+        n = n - 1
+    return np.sum(x * x * x)
+
+
+@pytest.mark.parametrize("n", [0, 2, 12])
+def test_bodies_left_empty_by_moved_hooks(n):
+    # The hooks clip at 1e9 (no effect), so the derivative is 3 x ** 2.
+    check_all_modes(hooks_are_the_only_statements, (np.array([0.3, -0.8]), n))
