@@ -100,3 +100,122 @@ def loop_without_active_statements(x, n):
 @pytest.mark.parametrize("n", [0, 1, 3])
 def test_empty_bodies_in_every_mode(func, n):
     check_all_modes(func, (np.array([0.3, -0.8]), n))
+
+
+# ---- for/while ... else: the else clause runs unless a break left the loop -------------
+
+def for_else_without_break(x, n):
+    for i in range(n):
+        x = x * 1.5
+    else:
+        x = np.sin(x)
+    return np.sum(x)
+
+
+def for_else_with_break(x, n):
+    for i in range(n):
+        if i >= 2:
+            break
+        x = x * np.cos(x)
+    else:
+        x = x * 3.0
+    return np.sum(x * x)
+
+
+def while_else_with_data_dependent_break(x, n):
+    i = 0
+    while i < n:
+        x = np.sin(x) + x
+        if np.sum(x) > 1.0:
+            break
+        i = i + 1
+    else:
+        x = x * x
+    return np.sum(x)
+
+
+def nested_loops_with_else(x, n):
+    for i in range(n):
+        for j in range(n):
+            if j > i:
+                break
+            x = x * 1.1
+        else:
+            x = np.tanh(x)
+    else:
+        x = x + 1.0
+    return np.sum(x)
+
+
+def return_skips_the_else(x, n):
+    for i in range(n):
+        x = x * 2.0
+        if i == 1:
+            return np.sum(x * x)
+    else:
+        x = np.sin(x)
+    return np.sum(x)
+
+
+@pytest.mark.parametrize("func", [for_else_without_break, for_else_with_break,
+                                  while_else_with_data_dependent_break,
+                                  nested_loops_with_else, return_skips_the_else])
+@pytest.mark.parametrize("n", [0, 1, 2, 4])
+def test_loop_else_in_every_mode(func, n):
+    check_all_modes(func, (np.array([0.3, -0.2]), n))
+
+
+def test_loop_else_runs_exactly_when_python_runs_it():
+    x = np.array([0.3, -0.2])
+    for n in range(5):
+        for func in (for_else_with_break, while_else_with_data_dependent_break):
+            value, _ = tad.value_and_grad(func)(x, n)
+            assert value == pytest.approx(func(x, n))
+
+
+# ---- enumerate(xs, start) ----------------------------------------------------------------
+
+def enumerate_with_start_keyword(xs):
+    s = 0.0
+    for i, v in enumerate(xs, start=2):
+        s = s + i * v
+    return np.sum(s)
+
+
+def enumerate_with_start_argument(xs, k):
+    s = 0.0
+    for i, v in enumerate(xs, k + 1):
+        s = s + i * np.sin(v)
+    return np.sum(s)
+
+
+def enumerate_a_list_from_a_negative_start(x):
+    xs = [x, x * 2.0, np.cos(x)]
+    s = 0.0
+    for j, v in enumerate(xs, start=-1):
+        s = s + j * v * v
+    return np.sum(s)
+
+
+def enumerate_start_is_read_once(xs, k):
+    s = 0.0
+    for i, v in enumerate(xs, k):
+        k = k + 10
+        s = s + i * v * v
+    return np.sum(s) + k
+
+
+def test_enumerate_start_is_not_dropped():
+    # d/dxs of sum_i (i + 2) * xs[i] is [2, 3, 4].
+    grad = tad.grad(enumerate_with_start_keyword)(np.array([0.5, -1.0, 2.0]))
+    np.testing.assert_allclose(grad, [2.0, 3.0, 4.0])
+
+
+@pytest.mark.parametrize("func, args", [
+    (enumerate_with_start_keyword, (np.array([0.5, -1.0, 2.0]),)),
+    (enumerate_with_start_argument, (np.array([0.5, -1.0, 2.0]), 3)),
+    (enumerate_a_list_from_a_negative_start, (np.array([0.3, 0.4]),)),
+    (enumerate_start_is_read_once, (np.array([0.5, -1.0, 2.0]), 3)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_enumerate_with_start_in_every_mode(func, args):
+    check_all_modes(func, args)

@@ -95,11 +95,13 @@ class Desugar:
         same for ``enumerate(X)`` and ``zip(X, Y)``), so that each element
         read is an indexing whose adjoint flows back into ``X``."""
         func = self.ctx.resolved.get(iterable)
+        start = None  # enumerate's start, when given
         if isinstance(iterable, gast.Name) and iterable not in self.ctx.resolved:
             sequences, index, targets = [iterable], None, [target]
-        elif func is enumerate and len(iterable.args) == 1 and \
-                isinstance(target, gast.Tuple) and len(target.elts) == 2:
-            sequences, index, targets = iterable.args, target.elts[0], target.elts[1:]
+        elif func is enumerate and isinstance(target, gast.Tuple) and len(target.elts) == 2 \
+                and _enumerate_start(iterable) is not False:
+            sequences, index, targets = iterable.args[:1], target.elts[0], target.elts[1:]
+            start = _enumerate_start(iterable)
         elif func is zip and isinstance(target, gast.Tuple) and \
                 len(target.elts) == len(iterable.args):
             sequences, index, targets = iterable.args, None, target.elts
@@ -108,12 +110,27 @@ class Desugar:
         if not all(isinstance(t, gast.Name) for t in targets) or \
                 any(isinstance(s, gast.Name) and s in self.ctx.resolved for s in sequences):
             return self.header(target), self.header(iterable), []
+        if start is not None and not isinstance(index, gast.Name):
+            return self.header(target), self.header(iterable), []
         sequences = [self.atom(s) for s in sequences]
-        index = index.id if index is not None else self.ctx.namer.fresh("i")
+        reads_ = []
+        if start is not None:  # enumerate(xs, k): the user's index is i + k
+            start = self.atom(start)
+            if isinstance(start, gast.Name):  # evaluated once, though the body rebinds it
+                first = self.ctx.namer.fresh("start")
+                self.emit(assign(first, start))
+                start = name(first)
+            counted = index.id
+            index = self.ctx.namer.fresh("i")
+            self.version[counted] = counted
+            reads_.append(assign(counted, self._resolved(
+                gast.BinOp(left=name(index), op=gast.Add(), right=start), operator.add)))
+            self.ctx.origin[reads_[-1]] = self.origin
+        else:
+            index = index.id if index is not None else self.ctx.namer.fresh("i")
         self.version[index] = index
         lengths = [self._resolved(call("len", name(s.id)), len) for s in sequences]
         count = lengths[0] if len(lengths) == 1 else self._resolved(call("min", *lengths), min)
-        reads_ = []
         for seq, tgt in zip(sequences, targets):
             item = gast.Subscript(value=name(seq.id), slice=name(index), ctx=gast.Load())
             self.ctx.resolved[item] = operator.getitem
@@ -174,6 +191,20 @@ class Desugar:
         packed = self.ctx.namer.fresh("t")
         self.emit(assign(packed, gast.Tuple(elts=args[first:], ctx=gast.Load())))
         return args[:first] + [gast.Starred(value=name(packed), ctx=gast.Load())]
+
+
+def _enumerate_start(node):
+    """The start of the call ``enumerate(xs)`` / ``enumerate(xs, k)`` /
+    ``enumerate(xs, start=k)``: None for the first, the expression for the
+    others, False for any other form of call."""
+    keywords = {k.arg: k.value for k in node.keywords}
+    if len(node.args) == 1 and not keywords:
+        return None
+    if len(node.args) == 2 and not keywords:
+        return node.args[1]
+    if len(node.args) == 1 and set(keywords) == {"start"}:
+        return keywords["start"]
+    return False
 
 
 def _index_value(index, normalizer):

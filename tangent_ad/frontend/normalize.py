@@ -81,6 +81,7 @@ class _Normalizer(Desugar):
         self.version = {}      # user name -> the name holding its current value
         self.body = []
         self.origin = None
+        self.loop_flags = []   # per enclosing loop: its for/while-else flag, or None
 
     def function(self, tree):
         for arg in tree.args.args:
@@ -114,6 +115,8 @@ class _Normalizer(Desugar):
                 isinstance(stmt, gast.Assign) and stmt.value in functions):
             self.local_function(functions[stmt if isinstance(stmt, gast.FunctionDef)
                                           else stmt.value])
+        elif isinstance(stmt, gast.Assign) and len(stmt.targets) > 1:
+            self.chained_assignment(stmt)
         elif isinstance(stmt, (gast.Assign, gast.AnnAssign)):
             target = stmt.targets[0] if isinstance(stmt, gast.Assign) else stmt.target
             if isinstance(target, (gast.Tuple, gast.List)):
@@ -160,18 +163,28 @@ class _Normalizer(Desugar):
             self.emit(gast.If(test=test, body=self.block(stmt.body) or [gast.Pass()],
                               orelse=self.block(stmt.orelse)))
         elif isinstance(stmt, gast.For):
+            flag = self.loop_else_flag(stmt)
             target, iterable, reads_ = self.indexed_loop(stmt.target, stmt.iter)
             for name_node in walk(stmt.target):
                 if isinstance(name_node, gast.Name):
                     self.version[name_node.id] = name_node.id
-            self.emit(gast.For(target=target, iter=iterable,
-                               body=reads_ + self.block(stmt.body) or [gast.Pass()],
+            self.loop_flags.append(flag)
+            body = reads_ + self.block(stmt.body) or [gast.Pass()]
+            self.loop_flags.pop()
+            self.emit(gast.For(target=target, iter=iterable, body=body,
                                orelse=[], type_comment=None))
+            self.loop_else(stmt, flag)
         elif isinstance(stmt, gast.While):
-            self.emit(gast.While(test=self.header(stmt.test),
-                                 body=self.block(stmt.body) or [gast.Pass()],
-                                 orelse=[]))
+            flag = self.loop_else_flag(stmt)
+            test = self.header(stmt.test)
+            self.loop_flags.append(flag)
+            body = self.block(stmt.body) or [gast.Pass()]
+            self.loop_flags.pop()
+            self.emit(gast.While(test=test, body=body, orelse=[]))
+            self.loop_else(stmt, flag)
         elif isinstance(stmt, (gast.Break, gast.Continue)):
+            if isinstance(stmt, gast.Break) and self.loop_flags and self.loop_flags[-1]:
+                self.emit(assign(self.loop_flags[-1], gast.Constant(value=True, kind=None)))
             self.emit(type(stmt)())
         elif isinstance(stmt, gast.With):  # insert_grad_code: kept for the adjoint
             item = stmt.items[0]
@@ -183,6 +196,43 @@ class _Normalizer(Desugar):
                 type_comment=None)
             self.emit(hook)
         # docstrings and `pass` leave no trace in the core form
+
+    def loop_else_flag(self, loop):
+        """For a loop with an ``else`` clause and a ``break`` of its own, a
+        new flag, set to False before the loop (each of its breaks sets it
+        to True); None otherwise."""
+        if not loop.orelse or not _breaks(loop.body):
+            return None
+        flag = self.ctx.namer.fresh("broke")
+        self.mutable.add(flag)
+        self.version[flag] = flag
+        self.emit(assign(flag, gast.Constant(value=False, kind=None)))
+        return flag
+
+    def loop_else(self, loop, flag):
+        """The ``else`` clause of `loop`, after it: it runs unless a break
+        left the loop (``if not broke: ...``; an early return inside the
+        loop skips it too, as the exits stage returns right after the loop)."""
+        if not loop.orelse:
+            return
+        body = self.block(loop.orelse)
+        if flag is None:
+            self.body.extend(body)
+            return
+        self.emit(gast.If(test=gast.UnaryOp(op=gast.Not(), operand=name(flag)),
+                          body=body or [gast.Pass()], orelse=[]))
+
+    def chained_assignment(self, stmt):
+        """``a = b = v`` -> ``t = v; a = t; b = t``: `v` is evaluated once,
+        then assigned to the targets from left to right, as Python does."""
+        value = stmt.value
+        if not isinstance(value, gast.Constant):
+            temp = self.ctx.namer.fresh("t")
+            self.assign_to(temp, value)
+            value = name(temp)
+        for target in stmt.targets:
+            self.statement(gast.Assign(targets=[target], value=copy.copy(value),
+                                       type_comment=None))
 
     def assign_to(self, target, value):
         if isinstance(value, gast.IfExp):
@@ -289,9 +339,8 @@ class _Normalizer(Desugar):
             return node
         if isinstance(node, gast.Tuple) and _constant(node):
             return node  # a shape such as (2, 3) stays inline
-        if isinstance(node, gast.UnaryOp) and isinstance(node.operand, gast.Constant) \
-                and isinstance(node.op, gast.USub):
-            return gast.Constant(value=-node.operand.value, kind=None)
+        if isinstance(node, gast.UnaryOp) and _folded(node) is not None:
+            return _folded(node)
         if isinstance(node, gast.IfExp):
             temp = self.ctx.namer.fresh("t")
             self.assign_to(temp, node)
@@ -312,8 +361,8 @@ class _Normalizer(Desugar):
             new = gast.BinOp(left=self.atom(node.left), op=node.op,
                              right=self.atom(node.right))
         elif isinstance(node, gast.UnaryOp):
-            if isinstance(node.operand, gast.Constant):
-                return self.atom(node)
+            if _folded(node) is not None:
+                return _folded(node)
             new = gast.UnaryOp(op=node.op, operand=self.atom(node.operand))
         elif isinstance(node, gast.Call) and node in self.ctx.facts.get("methods", ()):
             args = [self.atom(a) for a in node.args]
@@ -358,6 +407,36 @@ class _Normalizer(Desugar):
         if node in resolved:
             resolved[new] = resolved[node]
         return new
+
+
+_UNARY = {gast.USub: operator.neg, gast.UAdd: operator.pos, gast.Invert: operator.invert,
+          gast.Not: operator.not_}
+
+
+def _folded(node):
+    """``-2.0``, ``+0.5``, ``~3``, ``not 0``: the UnaryOp `node` of a number
+    or bool constant as one constant; None for anything else (``~1.5`` is
+    left for Python to refuse when it runs)."""
+    operand = node.operand
+    if not isinstance(operand, gast.Constant) or \
+            type(operand.value) not in (bool, int, float, complex):
+        return None
+    try:
+        return gast.Constant(value=_UNARY[type(node.op)](operand.value), kind=None)
+    except TypeError:
+        return None
+
+
+def _breaks(stmts):
+    """Whether `stmts` (a loop body) hold a ``break`` of their own loop."""
+    for stmt in stmts:
+        if isinstance(stmt, gast.Break):
+            return True
+        if isinstance(stmt, gast.If) and (_breaks(stmt.body) or _breaks(stmt.orelse)):
+            return True
+        if isinstance(stmt, gast.With) and _breaks(stmt.body):
+            return True
+    return False
 
 
 def _constant(node):

@@ -95,16 +95,16 @@ def _check_statement(stmt, ctx):
                     "to differentiate")
         _check_expr(stmt.value, ctx)
     elif isinstance(stmt, gast.Assign):
-        if len(stmt.targets) != 1:
-            _refuse(stmt, ctx, "chained assignments 'a = b = ...' are not supported",
-                    "split them into separate assignments")
-        target = stmt.targets[0]
-        if _is_item_target(target):
-            _check_index(target.slice, ctx)
-        elif not _is_unpacking_target(target):
-            _refuse(stmt, ctx, "only assignments to names, tuples of names and "
-                    "items of a named array, list or dict are supported",
-                    "assign to a name first")
+        if len(stmt.targets) != 1 and isinstance(stmt.value, gast.Lambda):
+            _refuse(stmt, ctx, "a lambda assigned to several names 'f = g = lambda "
+                    "...' is not supported", "assign it to one name, then 'g = f'")
+        for target in stmt.targets:  # `a = b = v`: normalize assigns v to each
+            if _is_item_target(target):
+                _check_index(target.slice, ctx)
+            elif not _is_unpacking_target(target):
+                _refuse(stmt, ctx, "only assignments to names, tuples of names and "
+                        "items of a named array, list or dict are supported",
+                        "assign to a name first")
         _check_expr(stmt.value, ctx)
     elif isinstance(stmt, gast.AugAssign):
         if not isinstance(stmt.target, gast.Name) and not _is_item_target(stmt.target):
@@ -121,10 +121,7 @@ def _check_statement(stmt, ctx):
         _check_block(stmt.body, ctx)
         _check_block(stmt.orelse, ctx)
     elif isinstance(stmt, (gast.For, gast.While)):
-        if stmt.orelse:
-            kind = "for" if isinstance(stmt, gast.For) else "while"
-            _refuse(stmt, ctx, f"'{kind} ... else' is not supported",
-                    "use a flag variable set before 'break' instead of 'else'")
+        _check_block(stmt.orelse, ctx)  # normalize: `if not <broke>: ...` after it
         if isinstance(stmt, gast.For):
             _check_loop_target(stmt.target, stmt, ctx)
             _check_test(stmt.iter, ctx)
