@@ -12,7 +12,8 @@ import numpy as np
 from tangent_ad.hooks import checkpointed, stop_gradient
 from tangent_ad.registry import adjoint, zero_derivative
 from tangent_ad.runtime import (
-    appended, grad_matmul_lhs, grad_matmul_rhs, unbroadcast, unindex, updated, zeroed)
+    appended, grad_matmul_lhs, grad_matmul_rhs, iterated, unbroadcast, unindex, uniterated,
+    updated, zeroed)
 
 d = None  # d[x] is the adjoint of x; templates are parsed, never run
 
@@ -77,6 +78,11 @@ def getitem(result, a, b):
 def appended(result, items, value):
     d[items] = d[result][:-1]
     d[value] = d[result][-1]
+
+
+@adjoint(iterated)
+def iterated(result, items):
+    d[items] = uniterated(d[result], items)
 
 
 @adjoint(updated)

@@ -12,7 +12,7 @@ import operator
 import numpy as np
 
 from tangent_ad.registry import broadcasting, tangent
-from tangent_ad.runtime import appended, updated
+from tangent_ad.runtime import appended, iterated, iterated_tangent, updated
 
 d = None  # d[x] is the tangent of x; templates are parsed, never run
 
@@ -70,6 +70,11 @@ def getitem(result, a, b):
 @tangent(appended)
 def appended_item(result, items, value):
     d[result] = appended(d[items], d[value])
+
+
+@tangent(iterated)
+def iterated_items(result, items):
+    d[result] = iterated_tangent(d[items], items)
 
 
 @tangent(updated)

@@ -19,7 +19,7 @@ import operator
 
 import numpy as np
 
-from tangent_ad.runtime import appended, c_concat, r_concat, updated
+from tangent_ad.runtime import appended, c_concat, iterated, r_concat, updated
 
 try:
     import scipy.special
@@ -29,7 +29,8 @@ except ImportError:  # SciPy is optional: its rules are not registered either
 DEFAULT_DOMAIN = (-1.0, 1.0)
 POSITIVE = (0.5, 2.0)
 # The modules the expressions may use, and the names the test's functions use.
-NAMESPACE = {"np": np, "math": math, "appended": appended, "updated": updated,
+NAMESPACE = {"np": np, "math": math, "appended": appended, "iterated": iterated,
+             "updated": updated,
              **({"scipy": scipy} if scipy else {})}
 RESERVED_NAMES = {*NAMESPACE, "scipy", "v", "weight"}
 
@@ -675,6 +676,8 @@ SPECS = [
     Spec(operator.getitem, "x[1][0]", x=(3, 2)),
     Spec(appended, "appended([x], y)[1] * x", x=(3,), y=(3,)),
     Spec(appended, "appended([x, y], y)[0] * y", x=(2, 2), y=(2, 2)),
+    Spec(iterated, "iterated(x)[1] * x[0]", x=(3, 2)),
+    Spec(iterated, "iterated([x, y])[0] * y", x=(2,), y=(2,)),
     Spec(updated, "updated(x, 1, y)", x=(3,), y=None),
     Spec(updated, "updated(x, slice(0, 2, None), y)", x=(3, 2), y=(2,)),
     Spec(updated, "updated(x, (1, slice(None, None, None)), y * 2.0)", x=(3, 2), y=(1,)),

@@ -3,9 +3,11 @@ import numpy as np
 import pytest
 
 import tangent_ad as tad
-from corpus import check_against_finite_differences, check_optimizer_keeps_values
+from corpus import check_against_finite_differences, check_all_modes, \
+    check_optimizer_keeps_values
 from container_functions import (
     CASES, nested, params_dict, params_list, unused_entry, write_dict)
+from tangent_ad.testing import check_jvp
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -90,3 +92,87 @@ def test_writes_leave_the_caller_array_unchanged(rng):
     before = x.copy()
     tad.grad(overwrite_slices)(x)
     np.testing.assert_array_equal(x, before)
+
+
+# ---- for k in d: a loop over a dict goes through its keys ------------------------------
+
+def loop_over_a_dict_argument(p):
+    s = 0.0
+    for k in p:
+        s = s + np.sum(np.sin(p[k]) ** 2)
+    return s
+
+
+def loop_over_a_local_dict(x):
+    d = {"a": x, "b": x * 2.0}
+    s = 0.0
+    for k in d:
+        s = s + np.sum(d[k] * d[k])
+    return s
+
+
+def loop_over_integer_keys(x):
+    d = {1: x, 3: x * x}
+    s = 0.0
+    for k in d:
+        s = s + k * np.sum(d[k])   # a key is a constant factor
+    return s
+
+
+def enumerate_a_dict(x):
+    d = {"a": x, "b": np.cos(x)}
+    s = 0.0
+    for i, k in enumerate(d):
+        s = s + (i + 1.0) * np.sum(d[k])
+    return s
+
+
+def zip_a_dict_with_a_list(x):
+    d = {"a": 1.0, "b": 2.0}
+    ys = [x, x * x]
+    s = 0.0
+    for k, y in zip(d, ys):
+        s = s + d[k] * np.sum(y)
+    return s
+
+
+def loop_over_a_sequence_argument(xs):
+    s = 0.0
+    for v in xs:
+        s = s + np.sum(v * v)
+    return s
+
+
+def _check_jvp_and_hvp(func, args):
+    for optimized in (True, False):
+        check_jvp(func, tad.jvp(func, optimized=optimized), args)
+        gradient, product = tad.grad(func), tad.hvp(func, optimized=optimized)
+        check_jvp(gradient, lambda *a: (gradient(*a[:-1]), product(*a)), args)
+
+
+def test_loop_over_a_dict_argument_goes_through_its_keys(rng):
+    params = {"w": rng.normal(size=2), "b": rng.normal(size=1)}
+    for optimized in (True, False):
+        grads = tad.grad(loop_over_a_dict_argument, optimized=optimized)(params)
+        assert sorted(grads) == ["b", "w"]
+        for key in params:
+            np.testing.assert_allclose(grads[key], np.sin(2 * params[key]))  # d sin^2
+    _check_jvp_and_hvp(loop_over_a_dict_argument, (params,))
+
+
+@pytest.mark.parametrize("func", [loop_over_a_local_dict, loop_over_integer_keys,
+                                  enumerate_a_dict, zip_a_dict_with_a_list])
+def test_loop_over_a_local_dict_in_every_mode(func):
+    check_all_modes(func, (np.array([0.3, -0.5]),))
+
+
+@pytest.mark.parametrize("xs", [[np.array([0.3, -0.5]), np.array([1.5, 0.2])],
+                                (np.array([0.3, -0.5]), 0.7), np.array([[0.3, -0.5], [1.0, 2.0]])],
+                         ids=["list", "tuple", "array"])
+def test_loop_over_a_sequence_argument_in_every_mode(xs):
+    for optimized in (True, False):
+        grads = tad.grad(loop_over_a_sequence_argument, optimized=optimized)(xs)
+        assert type(grads) is type(xs)
+        for g, v in zip(grads, xs):
+            np.testing.assert_allclose(g, 2.0 * np.asarray(v))
+    _check_jvp_and_hvp(loop_over_a_sequence_argument, (xs,))

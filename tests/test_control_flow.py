@@ -219,3 +219,20 @@ def test_enumerate_start_is_not_dropped():
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_enumerate_with_start_in_every_mode(func, args):
     check_all_modes(func, args)
+
+
+# ---- the iterable is evaluated once, though the body rebinds it ----------------------
+
+def loop_rebinding_what_it_iterates(x):
+    out = 0.0
+    for row in x:
+        x = x * 0.5
+        out = out + np.sum(row * row)
+    return out + np.sum(x)
+
+
+def test_loop_over_a_rebound_array_reads_the_original_rows():
+    x = np.array([[1.0, 2.0], [3.0, 4.0]])
+    # rows of the original x: 2 x; plus sum(x / 4): 0.25
+    np.testing.assert_allclose(tad.grad(loop_rebinding_what_it_iterates)(x), 2 * x + 0.25)
+    check_all_modes(loop_rebinding_what_it_iterates, (x,))

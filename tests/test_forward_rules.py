@@ -46,7 +46,7 @@ MODULE_HEADER = '''\
 import math
 
 import numpy as np
-from tangent_ad.runtime import appended, updated
+from tangent_ad.runtime import appended, iterated, updated
 ''' + ("import scipy.special\n" if "scipy" in NAMESPACE else "")
 
 

@@ -12,10 +12,11 @@ import inspect
 import operator
 
 import gast
+import numpy as np
 
 from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.nodes import assign, call, const, name, walk
-from tangent_ad.runtime.structures import updated
+from tangent_ad.runtime.structures import appended, iterated, updated
 
 
 class Desugar:
@@ -90,10 +91,72 @@ class Desugar:
             else:
                 self.bind(element.id, part)
 
+    def loop_else_flag(self, loop):
+        """For a loop with an ``else`` clause and a ``break`` of its own, a
+        new flag, set to False before the loop (each of its breaks sets it
+        to True); None otherwise."""
+        if not loop.orelse or not _breaks(loop.body):
+            return None
+        flag = self.ctx.namer.fresh("broke")
+        self.mutable.add(flag)
+        self.version[flag] = flag
+        self.emit(assign(flag, gast.Constant(value=False, kind=None)))
+        return flag
+
+    def loop_else(self, loop, flag):
+        """The ``else`` clause of `loop`, after it: it runs unless a break
+        left the loop (``if not broke: ...``; an early return inside the
+        loop skips it too, as the exits stage returns right after the loop)."""
+        if not loop.orelse:
+            return
+        body = self.block(loop.orelse)
+        if flag is None:
+            self.body.extend(body)
+            return
+        self.emit(gast.If(test=gast.UnaryOp(op=gast.Not(), operand=name(flag)),
+                          body=body or [gast.Pass()], orelse=[]))
+
+    def chained_assignment(self, stmt):
+        """``a = b = v`` -> ``t = v; a = t; b = t``: `v` is evaluated once,
+        then assigned to the targets from left to right, as Python does."""
+        value = stmt.value
+        if not isinstance(value, gast.Constant):
+            temp = self.ctx.namer.fresh("t")
+            self.assign_to(temp, value)
+            value = name(temp)
+        for target in stmt.targets:
+            self.statement(gast.Assign(targets=[target], value=copy.copy(value),
+                                       type_comment=None))
+
+    def note_kind(self, new, value):
+        """Remember whether the name `new`, just bound to the core operation
+        `value`, statically holds a dict ("dict"), something else ("other":
+        a list, tuple, array or number), or either (not noted). Only names
+        assigned once are noted; a loop over a name uses it (`iterable`)."""
+        if new in self.mutable:
+            return
+        kind = _kind(value, self.kinds, self.ctx.resolved)
+        if kind is not None:
+            self.kinds[new] = kind
+
+    def iterable(self, sequence):
+        """The sequence that ``for x in <sequence>`` indexes: the name itself
+        when it is statically not a dict, else a view of it, ``t =
+        iterated(sequence)``: a dict's keys (they carry no derivative), or
+        the sequence itself, decided when it runs."""
+        if self.kinds.get(sequence.id) == "other":
+            return sequence
+        view = self.ctx.namer.fresh("t")
+        self.emit(assign(view, self._resolved(call("iterated", sequence), iterated)))
+        self.version[view] = view
+        return name(view)
+
     def indexed_loop(self, target, iterable):
         """``for x in X`` -> ``for i in range(len(X)): x = X[i]`` (and the
         same for ``enumerate(X)`` and ``zip(X, Y)``), so that each element
-        read is an indexing whose adjoint flows back into ``X``."""
+        read is an indexing whose adjoint flows back into ``X``. An `X` not
+        known to be other than a dict is read through ``t = iterated(X)``
+        (a dict's keys, as a list)."""
         func = self.ctx.resolved.get(iterable)
         start = None  # enumerate's start, when given
         if isinstance(iterable, gast.Name) and iterable not in self.ctx.resolved:
@@ -113,6 +176,7 @@ class Desugar:
         if start is not None and not isinstance(index, gast.Name):
             return self.header(target), self.header(iterable), []
         sequences = [self.atom(s) for s in sequences]
+        sequences = [self.iterable(s) for s in sequences]
         reads_ = []
         if start is not None:  # enumerate(xs, k): the user's index is i + k
             start = self.atom(start)
@@ -191,6 +255,45 @@ class Desugar:
         packed = self.ctx.namer.fresh("t")
         self.emit(assign(packed, gast.Tuple(elts=args[first:], ctx=gast.Load())))
         return args[:first] + [gast.Starred(value=name(packed), ctx=gast.Load())]
+
+
+def _breaks(stmts):
+    """Whether `stmts` (a loop body) hold a ``break`` of their own loop."""
+    for stmt in stmts:
+        if isinstance(stmt, gast.Break):
+            return True
+        if isinstance(stmt, gast.If) and (_breaks(stmt.body) or _breaks(stmt.orelse)):
+            return True
+        if isinstance(stmt, gast.With) and _breaks(stmt.body):
+            return True
+    return False
+
+
+def _kind(value, kinds, resolved):
+    """"dict", "other" or None (either): what the core operation `value`
+    gives, as far as is known before it runs (see Desugar.note_kind)."""
+    if isinstance(value, gast.Dict):
+        return "dict"
+    if isinstance(value, (gast.List, gast.Tuple, gast.Constant)):
+        return "other"
+    if isinstance(value, gast.Name):
+        return kinds.get(value.id)
+    func = resolved.get(value)
+    if isinstance(value, gast.Call) and func is updated and value.args \
+            and isinstance(value.args[0], gast.Name):
+        return kinds.get(value.args[0].id)
+    if isinstance(value, gast.Call) and (func is appended or _is_numpy(func)):
+        return "other"
+    if isinstance(value, (gast.BinOp, gast.UnaryOp)) and not isinstance(
+            getattr(value, "op", None), gast.BitOr):  # `d1 | d2` is a dict
+        return "other"
+    return None
+
+
+def _is_numpy(func):
+    """Whether `func` is a NumPy function (its results are never dicts)."""
+    module = getattr(func, "__module__", None) or ""
+    return isinstance(func, np.ufunc) or module == "numpy" or module.startswith("numpy.")
 
 
 def _enumerate_start(node):

@@ -82,6 +82,7 @@ class _Normalizer(Desugar):
         self.body = []
         self.origin = None
         self.loop_flags = []   # per enclosing loop: its for/while-else flag, or None
+        self.kinds = {}        # name assigned once -> "dict" or "other" (see note_kind)
 
     def function(self, tree):
         for arg in tree.args.args:
@@ -197,43 +198,6 @@ class _Normalizer(Desugar):
             self.emit(hook)
         # docstrings and `pass` leave no trace in the core form
 
-    def loop_else_flag(self, loop):
-        """For a loop with an ``else`` clause and a ``break`` of its own, a
-        new flag, set to False before the loop (each of its breaks sets it
-        to True); None otherwise."""
-        if not loop.orelse or not _breaks(loop.body):
-            return None
-        flag = self.ctx.namer.fresh("broke")
-        self.mutable.add(flag)
-        self.version[flag] = flag
-        self.emit(assign(flag, gast.Constant(value=False, kind=None)))
-        return flag
-
-    def loop_else(self, loop, flag):
-        """The ``else`` clause of `loop`, after it: it runs unless a break
-        left the loop (``if not broke: ...``; an early return inside the
-        loop skips it too, as the exits stage returns right after the loop)."""
-        if not loop.orelse:
-            return
-        body = self.block(loop.orelse)
-        if flag is None:
-            self.body.extend(body)
-            return
-        self.emit(gast.If(test=gast.UnaryOp(op=gast.Not(), operand=name(flag)),
-                          body=body or [gast.Pass()], orelse=[]))
-
-    def chained_assignment(self, stmt):
-        """``a = b = v`` -> ``t = v; a = t; b = t``: `v` is evaluated once,
-        then assigned to the targets from left to right, as Python does."""
-        value = stmt.value
-        if not isinstance(value, gast.Constant):
-            temp = self.ctx.namer.fresh("t")
-            self.assign_to(temp, value)
-            value = name(temp)
-        for target in stmt.targets:
-            self.statement(gast.Assign(targets=[target], value=copy.copy(value),
-                                       type_comment=None))
-
     def assign_to(self, target, value):
         if isinstance(value, gast.IfExp):
             test = self.header(value.test)
@@ -261,6 +225,7 @@ class _Normalizer(Desugar):
             new = target
         self.emit(assign(new, value))
         self.version[target] = new
+        self.note_kind(new, value)
 
     def numpy_call(self, func, args):
         """``np.<func>(*args)``, resolved to `func`."""
@@ -425,18 +390,6 @@ def _folded(node):
         return gast.Constant(value=_UNARY[type(node.op)](operand.value), kind=None)
     except TypeError:
         return None
-
-
-def _breaks(stmts):
-    """Whether `stmts` (a loop body) hold a ``break`` of their own loop."""
-    for stmt in stmts:
-        if isinstance(stmt, gast.Break):
-            return True
-        if isinstance(stmt, gast.If) and (_breaks(stmt.body) or _breaks(stmt.orelse)):
-            return True
-        if isinstance(stmt, gast.With) and _breaks(stmt.body):
-            return True
-    return False
 
 
 def _constant(node):

@@ -272,6 +272,10 @@ class Kinds:
             return self._adjoint_helper(func, args)
         if func == "conj_complex" and len(args) == 1:
             return self.of(args[0])
+        if func == "iterated" and len(args) == 1:  # a known kind is never a dict
+            return self.of(args[0])
+        if func == "uniterated" and len(args) == 2 and self.of(args[1]) is not None:
+            return self.of(args[0])
         if func == "abs_slope" and len(args) == 1:
             return self._apply(np.sign, args)  # conj(sign) for complex: the same kind
         return None

@@ -20,6 +20,8 @@ values, shapes and dtypes for those kinds:
   and ``-f`` -> ``np.full_like(x, -s)``;
 * ``zeros_like(x)`` -> ``0.0`` for a Python float, ``np.zeros((2, 3))``
   for an array;
+* ``iterated(x)`` -> ``x`` and ``uniterated(g, x)`` -> ``g`` for an `x`
+  of a known kind (a number or an array, never a dict);
 * a restore ``v = stack.pop()`` that nothing reads goes, with every
   ``stack.append(v)`` (each push of `v` is paired with a restore of `v`);
 * a call of a pullback that `unit.Unit` has specialized calls the copy.
@@ -177,6 +179,9 @@ class _Rewriter(gast.NodeTransformer):
             return node
         if func == "zeros_like" and len(args) == 1:
             return self._zeros(node, args[0])
+        if func in ("iterated", "uniterated") and len(args) == 1 + (func == "uniterated") \
+                and self.kinds.of(args[-1]) is not None:
+            return args[0]  # an array or a number is not a dict: iterated as it is
         if func == "abs_slope" and len(args) == 1 and is_real(self.kinds.of(args[0])):
             node.func = gast.Attribute(value=gast.Name(id="np", ctx=gast.Load(), annotation=None,
                                                        type_comment=None),

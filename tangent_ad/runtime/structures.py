@@ -8,8 +8,8 @@ Generated code reaches these through ``tangent_ad.runtime``.
 """
 import numpy as np
 
-__all__ = ["accumulate", "appended", "unindex_container", "updated", "zeroed",
-           "zeros_like"]
+__all__ = ["accumulate", "appended", "iterated", "iterated_tangent", "unindex_container",
+           "uniterated", "updated", "zeroed", "zeros_like"]
 
 
 def _is_container(x):
@@ -66,6 +66,37 @@ def unindex_container(g, x, index):
         return tuple(z)
     z[index] = g
     return z
+
+
+def iterated(items):
+    """What ``for x in items`` goes through, as a sequence to index: the
+    keys of a dict (as a list), or `items` itself (an array's rows, a
+    list's or tuple's items).
+
+    >>> iterated({"w": 1.0, "b": 2.0})
+    ['w', 'b']
+    """
+    return list(items) if isinstance(items, dict) else items
+
+
+def uniterated(g, items):
+    """The adjoint of `items` from the adjoint `g` of ``iterated(items)``:
+    `g` itself, or zeros for a dict, whose keys carry no derivative.
+
+    >>> uniterated(['w'], {"w": np.ones(2)})
+    {'w': array([0., 0.])}
+    """
+    return zeros_like(items) if isinstance(items, dict) else g
+
+
+def iterated_tangent(t, items):
+    """The tangent of ``iterated(items)`` from the tangent `t` of `items`:
+    `t` itself, or a zero for each key of a dict.
+
+    >>> iterated_tangent({"w": np.ones(2)}, {"w": np.ones(2)})
+    [0.0]
+    """
+    return [0.0] * len(items) if isinstance(items, dict) else t
 
 
 def appended(items, value):
