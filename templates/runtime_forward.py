@@ -36,8 +36,8 @@ from tangent_ad.runtime import (
     jvp_abs_slope, jvp_grad_cholesky, jvp_grad_eigh, jvp_grad_einsum, jvp_grad_norm,
     jvp_grad_solve_rhs, jvp_mean, linspace_fraction, matrix_transpose, segment_length,
     tangent_array, trigamma, unarray, unatleast, uncumsum, unconcatenate, undiag, undiagonal,
-    undiff, unindex, unindex_container, uniterated, unpad, unreduce, unreduce_max,
-    unaverage, unreduce_mean, unreduce_median, unreduce_var, unrepeat, unweights,
+    undiff, unindex, unindex_container, iterated_tangent, uniterated, unpad, unreduce,
+    unreduce_max, unaverage, unreduce_mean, unreduce_median, unreduce_var, unrepeat, unweights,
     weights_like, unrollaxis, unsort, unstack, unsum, untake, untake_along_axis, untile, unbroadcast, zero_tangent, zeroed,
     zeros_like)
 
@@ -164,6 +164,11 @@ def unindex_container_rule(result, g, x, index):
 @tangent(uniterated)
 def uniterated_rule(result, g, items):
     d[result] = uniterated(d[g], items)
+
+
+@tangent(iterated_tangent)
+def iterated_tangent_rule(result, t, items):
+    d[result] = iterated_tangent(d[t], items)
 
 
 @tangent(untile)

@@ -176,3 +176,22 @@ def test_loop_over_a_sequence_argument_in_every_mode(xs):
         for g, v in zip(grads, xs):
             np.testing.assert_allclose(g, 2.0 * np.asarray(v))
     _check_jvp_and_hvp(loop_over_a_sequence_argument, (xs,))
+
+
+def test_loop_over_a_sequence_argument_at_higher_order():
+    x = np.array([[0.5, 1.0], [2.0, -1.0]])
+
+    def cubes(xs):
+        s = 0.0
+        for v in xs:
+            s = s + np.sum(v * v * v)
+        return s
+
+    # f = sum x^3: the gradient is 3 x^2, its vjp with ones 6 x, and once more 6.
+    np.testing.assert_allclose(tad.vjp(tad.grad(cubes))(x, np.ones_like(x)), 6 * x)
+    np.testing.assert_allclose(
+        tad.vjp(tad.vjp(tad.grad(cubes)))(x, np.ones_like(x), np.ones_like(x)), 6.0)
+    # jvp(f)(x, dx) = (f, sum 3 x^2 dx); its vjp with (1, 1) at dx = x is 3 x^2 + 6 x^2.
+    np.testing.assert_allclose(tad.vjp(tad.jvp(cubes))(x, x, (1.0, 1.0)), 9 * x * x)
+    value, tangent = tad.jvp(tad.jvp(cubes))(x, x, x)
+    np.testing.assert_allclose(tangent[1], np.sum(6 * x * x * x))  # d/dx (3 x^2 . x) . x
