@@ -40,6 +40,14 @@ UNSUPPORTED = [
                 y = x
             return y
         """, "try:"),
+    ("try around pure arithmetic", """
+        def f(x):
+            try:
+                y = x * 2.0 + 1.0
+            finally:
+                y = y * 1.0
+            return y
+        """, "try:"),
     ("undefined name", """
         def f(x):
             return x * nowhere
