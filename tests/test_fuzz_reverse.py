@@ -70,6 +70,7 @@ def _matmul_shape(a, b):
 class Generator:
     def __init__(self, seed):
         self.r = random.Random(seed)
+        self.rs = random.Random(seed + 1_000_003)  # syntax_statement's own stream
         self.vars = {}      # top-level name -> shape
         self.lines = []
         self.count = itertools.count()
@@ -247,6 +248,60 @@ class Generator:
                 self.emit("%s[i] = %s[i] * %s" % (name, name, self.fit(sc, s[1:], 1)), 2)
             self.vars[name] = s
 
+    def syntax_statement(self):
+        """One of the shapes that broke the emitter or the normalizer (from
+        its own random stream, so the other statements stay as they were):
+        powers of negative constants, ``for ... else``, chained assignment,
+        ``+0.5``, empty loop bodies, ``enumerate(xs, start)``, a loop that
+        rebinds the array it iterates."""
+        r, sc = self.rs, self.vars
+        src = self.var()
+        acc, s = self.fresh("acc"), sc[src]
+        k = r.randrange(7)
+        if k == 0:
+            self.emit("%s = %s" % (acc, src))
+            self.emit("for i in range(%d):" % r.randint(1, 3))
+            self.emit("%s = (%s) ** i * %s + %s" % (acc, r.choice(["-1.2", "-0.5", "-2.0"]),
+                                                  acc, self.fit(sc, s, 1)), 2)
+        elif k == 1:
+            self.emit("%s = (-2.0) ** %d * %s - (-1.5) ** 2 * %s" % (
+                acc, r.randint(1, 3), src, self.fit(sc, s, 1)))
+        elif k == 2:
+            self.emit("%s = %s" % (acc, src))
+            self.emit("for i in range(3):")
+            self.emit("if i >= %d:" % r.randint(1, 3), 2)
+            self.emit("break", 3)
+            self.emit("%s = %s * 0.5 + np.sin(%s)" % (acc, acc, self.fit(sc, s, 1)), 2)
+            self.emit("else:")
+            self.emit("%s = %s * 1.5" % (acc, acc), 2)
+        elif k == 3:
+            other = self.fresh()
+            self.emit("%s = %s = %s * 0.5 + %s" % (acc, other, src, self.fit(sc, s, 1)))
+            self.vars[other] = s
+        elif k == 4:
+            self.emit("t = +0.5")
+            self.emit("%s = t * %s" % (acc, src))
+        elif k == 5:
+            self.emit("%s = %s * 1.5" % (acc, src))
+            self.emit("for i in range(2):")
+            self.emit("pass", 2)
+        else:
+            array = self.var(lambda t: len(t) >= 1)
+            if array is None:
+                self.emit("%s = %s" % (acc, src))
+                self.emit("for j, v in enumerate([%s, %s * 2.0], start=%d):" % (
+                    src, src, r.randint(-1, 2)))
+                self.emit("%s = %s + j * v" % (acc, acc), 2)
+            else:
+                s, copied = sc[array][1:], self.fresh("c")
+                self.emit("%s = np.copy(%s)" % (copied, array))
+                self.emit("%s = np.sum(%s) * 0.0" % (acc, array) if s else "%s = 0.0" % acc)
+                self.emit("for row in %s:" % copied)
+                self.emit("%s = %s * 0.5" % (copied, copied), 2)
+                self.emit("%s = %s + np.sin(row)" % (acc, acc), 2)
+                self.vars[copied] = sc[array]
+        self.vars[acc] = s
+
     def program(self):
         r = self.r
         nargs = r.randint(1, 3)
@@ -258,6 +313,8 @@ class Generator:
             self.vars[name] = shape
         for _ in range(r.randint(3, 7)):
             self.statement()
+        if self.rs.random() < 0.6:
+            self.syntax_statement()
         terms = ["np.sum(np.sin(%s))" % n for n in self.vars]
         self.emit("return " + " + ".join(terms))
         head = "def f(%s):" % ", ".join("x%d" % j for j in range(nargs))
