@@ -300,3 +300,43 @@ def test_an_empty_body_is_printed_as_pass(statement):
     text = emit.run(fdef)
     assert text.count("pass") == 1 + statement.startswith("if")
     compile(text, "<emitted>", "exec")
+
+
+# ---- precedence through the whole pipeline -------------------------------------------
+
+def conditional_expression_under_a_power(x):
+    return np.sum((x if np.sum(x) > 0 else -x) ** 2 * (-1.5) ** 3)
+
+
+def unary_minus_under_powers(x):
+    y = -x ** 2 + (-x) ** 2 * 0.5 - (-(x * 2.0)) ** 3
+    return np.sum(y)
+
+
+def lambda_results_under_powers(x):
+    sq = lambda t: t * t  # noqa: E731
+    return np.sum(sq(x) ** 2 - (-sq(x)) ** 3)
+
+
+def chained_comparison_and_negative_base(x, n):
+    s = 0.0
+    for i in range(n):
+        if 0 < i < 3:
+            s = s + np.sum(x) * (-0.5) ** i
+    return s
+
+
+def negative_exponents(x):
+    return np.sum(2.0 ** -x * (-2.0) ** -2)
+
+
+@pytest.mark.parametrize("func, args", [
+    (conditional_expression_under_a_power, (np.array([0.3, -0.7]),)),
+    (conditional_expression_under_a_power, (np.array([-0.3, 0.1]),)),
+    (unary_minus_under_powers, (np.array([0.3, -0.7]),)),
+    (lambda_results_under_powers, (np.array([0.3, -0.7]),)),
+    (chained_comparison_and_negative_base, (np.array([0.3, -0.7]), 4)),
+    (negative_exponents, (np.array([0.3, -0.7]),)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_precedence_through_the_pipeline_in_every_mode(func, args):
+    check_all_modes(func, args)
