@@ -93,7 +93,7 @@ def _derivative(func, mode, wrt, preserve_result, optimized, verbose, kind=None,
             # whose call has a derived rule; a gradient's seed is a parameter
             # of it only when it is differentiated
             target = second_order.caller(func, keep_seed="bresult" in names)
-            target_wrt = tuple(second_order.caller_name(n) for n in names)
+            target_wrt = tuple(second_order.caller_names(func, names))
         return pipeline.transform(target, wrt=target_wrt, mode=mode, optimized=optimized,
                                   preserve_result=preserve_result, verbose=verbose,
                                   kind=kind)

@@ -109,11 +109,15 @@ def _live_groups(contexts, defines):
 
 
 def _merge(namespace, extra, ctx):
-    live = ctx.facts["live_names"]
+    live_names = ctx.facts["live_names"]
     for key, value in extra.items():
-        if key in live:
+        if key in live_names:
             continue  # read from its own module when it runs
-        if key in namespace and namespace[key] is not value:
+        # (a derivative the user holds and the generated function behind it
+        # are one function: a caller of a gradient binds the first, its
+        # rule's seed adjoint the second)
+        if key in namespace and namespace[key] is not value and \
+                live.behind(namespace[key]) is not live.behind(value):
             raise UnsupportedSyntaxError(
                 f"{ctx.func.__qualname__} uses the global name '{key}' for a "
                 "different object than the function that calls it",

@@ -93,38 +93,49 @@ def has_rule(fn):
 COTANGENT = "cotangent"  # a vjp's `bresult`, renamed in its caller
 
 
-def caller(g, keep_seed=False):
-    """``def <g's name>(<g's parameters>): return g(<parameters>)``, with
-    g's defaults: the function whose derivative is the derivative of `g`.
-    A gradient's seed stays 1.0 (unless `keep_seed`: it is differentiated)
-    and a vjp's is called ``cotangent``: the derivative has a seed
-    ``bresult`` of its own."""
+def caller(g, keep_seed=False, name=None):
+    """``def <name>(<g's parameters>): return g(<parameters>)``, with g's
+    defaults: the function whose derivative is the derivative of `g`
+    (`name` is g's name unless given). A gradient's seed stays 1.0 (unless
+    `keep_seed`: it is differentiated) and a vjp's is called ``cotangent``
+    (``cotangent2``... when g has a parameter of that name): the
+    derivative has a seed ``bresult`` of its own."""
     params = [p for p in inspect.signature(g).parameters.values()
               if p.name != "bresult" or not is_gradient(g) or keep_seed]
-    names = [caller_name(p.name) for p in params]
+    names = caller_names(g, [p.name for p in params])
+    name = name or g.__name__
     namespace, header = {}, []
     live = g.__tangent_ad__.namespace.get(LIVE_KEY)
     if live is not None:  # its derivative reads the user's globals live, as g does
         namespace[LIVE_KEY] = live
         namespace[LIVE_NAMES_KEY] = frozenset()
-    for name, p in zip(names, params):
-        header.append(_with_default(name, p, namespace))
-    source = (f"def {g.__name__}({', '.join(header)}):\n"
+    for new, p in zip(names, params):
+        header.append(_with_default(new, p, namespace))
+    source = (f"def {name}({', '.join(header)}):\n"
               f"    return {g.__name__}({', '.join(names)})\n")
-    wrapper = _load(source, f"<tangent_ad caller of {g.__name__} #{id(g)}>", namespace,
-                    g.__name__)
+    wrapper = _load(source, f"<tangent_ad caller of {g.__name__}>", namespace,
+                    name)
     namespace[g.__name__] = g  # the body calls g, under g's own name
     wrapper.__tangent_ad_caller_of__ = g
     # the products of a gradient's rule check that the output is a scalar
     # (``_Product``), so the derivative need not compute it for the check
-    # (one wrt argument: several make a tuple, which ensure_scalar refuses)
-    wrapper.__tangent_ad_checked_output__ = is_gradient(g) and len(g.__tangent_ad__.wrt) == 1
+    # (one wrt argument: several make a tuple, which ensure_scalar refuses;
+    # and not when the seed is differentiated: maybe alone, with no product)
+    wrapper.__tangent_ad_checked_output__ = is_gradient(g) and not keep_seed and \
+        len(g.__tangent_ad__.wrt) == 1
     return wrapper
 
 
-def caller_name(param):
-    """The name of `param` of a generated function in its `caller`."""
-    return COTANGENT if param == "bresult" else param
+def caller_names(g, params):
+    """The names, in its `caller`, of the parameters `params` of the
+    generated function `g`: the same, but for the seed ``bresult``, which
+    becomes ``cotangent`` or, if g has a parameter of that name already
+    (a vjp of a vjp), the first free ``cotangent<n>``."""
+    taken = set(inspect.signature(g).parameters)
+    fresh, i = COTANGENT, 2
+    while fresh in taken:
+        fresh, i = f"{COTANGENT}{i}", i + 1
+    return [fresh if p == "bresult" else p for p in params]
 
 
 def rule(fn, derivative):
@@ -157,18 +168,20 @@ def _gradient_rule(g, derivative):
     spread = _spread(len(wrt))
     namespace, lines = {}, []
     for v in primal:
-        product = f"hvp_{f.__name__}_d{'_'.join(wrt)}" + ("" if wrt == (v,) else f"_d{v}")
+        # the name forward mode gives it (``ad.forward.hvp_name``)
+        product = f"hvp_{f.__name__}_d{'_'.join(wrt)}" if wrt == (v,) else \
+            f"hvp_d{f.__name__}_d{v}_d{'_'.join(wrt)}"
         namespace[product] = _cached(("hvp", f, v, wrt), lambda: _Product(
             product, derivative, f, (v,), wrt))
         lines.append(f"    d[{v}] = {product}({', '.join(params)}, {spread})")
     seed = f"seed_adjoint_{f.__name__}_d{'_'.join(wrt)}"
-    namespace[seed] = _SeedAdjoint(seed, g)
+    namespace[seed] = _cached(("seed", g), lambda: _seed_adjoint(seed, g, primal))
     lines.append(f"    d[bresult] = {seed}({', '.join(primal)}, d[result])")
     header = ", ".join(["result"] + [_with_default(p, v, namespace)
                                      for p, v in signature.parameters.items()])
     name = f"rule_of_{g.__name__}"
     source = f"def {name}({header}):\n" + "\n".join(lines) + "\n"
-    return _load(source, f"<tangent_ad rule of {g.__name__} #{id(g)}>", namespace, name)
+    return _load(source, f"<tangent_ad rule of {g.__name__}>", namespace, name)
 
 
 def _spread(count):
@@ -201,37 +214,71 @@ def _jvp_rule(F, derivative):
     """``F = jvp(f, wrt=W)`` maps (p, t) to (f(p), J_W(p) t). For the
     cotangent (a, c) of that pair, an argument v of f gets
     ``J_v^T a + d/dv <c, J_W t>`` (a vjp, plus forward mode over the vjp
-    ``J_v^T c`` along t), and the tangent of w gets ``J_w^T c``."""
+    ``J_v^T c`` along t), and the tangent of w gets ``J_w^T c``.
+
+    `f` may itself be generated (``jvp(grad(g))``, ``jvp(vjp(g))``): its
+    derivatives are asked for by position, since the caller they are made
+    from renames a vjp's seed, and a gradient's seed is an argument of F
+    like any other (see `_with_seed`)."""
     info = F.__tangent_ad__
     f, wrt = info.primal, tuple(info.wrt)
     params = list(inspect.signature(F).parameters)
     primal, tangents = params[:len(params) - len(wrt)], params[len(params) - len(wrt):]
+    along = _positions(f, wrt)
     args, namespace, lines = ", ".join(primal), {}, []
-    for v in primal:
-        vjp = _vjp(f, v, derivative, namespace)
-        forward = _forward_vjp(f, v, wrt, derivative, namespace)
+    for i, v in enumerate(primal):
+        vjp = _vjp(f, i, derivative, namespace)
+        forward = _forward_vjp(f, i, along, derivative, namespace)
         lines.append(f"    d[{v}] = {vjp}({args}, d[result][0]) + "
                      f"{forward}({args}, d[result][1], {', '.join(tangents)})")
-    for w, t in zip(wrt, tangents):
+    for w, t in zip(along, tangents):
         lines.append(f"    d[{t}] = {_vjp(f, w, derivative, namespace)}({args}, d[result][1])")
     name = f"rule_of_{F.__name__}"
     source = f"def {name}({', '.join(['result'] + params)}):\n" + "\n".join(lines) + "\n"
-    return _load(source, f"<tangent_ad rule of {F.__name__} #{id(F)}>", namespace, name)
+    return _load(source, f"<tangent_ad rule of {F.__name__}>", namespace, name)
 
 
-def _vjp(f, v, derivative, namespace):
-    """``vjp_<f>_d<v>``, made on first use, bound in `namespace`."""
-    name = f"vjp_{f.__name__}_d{v}"
-    namespace[name] = _cached(("vjp", f, v), lambda: _Lazy(
-        name, lambda: derivative(f, "reverse", (v,), "vjp")))
+def _positions(f, names):
+    """The positions of the parameters `names` of `f`."""
+    params = list(inspect.signature(f).parameters)
+    return tuple(params.index(n) for n in names)
+
+
+def _with_seed(f):
+    """`f`, or for a gradient, the `caller` that keeps its seed as a
+    parameter (named after it, ``<f>_seeded``): a rule passes every
+    argument of `f`, the seed too, to the derivatives of `f` it calls."""
+    if not is_gradient(f):
+        return f
+    return _cached(("seeded", f), lambda: caller(f, keep_seed=True,
+                                                  name=f"{f.__name__}_seeded"))
+
+
+def _names(g):
+    """The parameters of `g` as the derivatives of `g` name them: those
+    of its `caller` when it has a rule (a vjp's seed is ``cotangent``)."""
+    params = list(inspect.signature(g).parameters)
+    return caller_names(g, params) if has_rule(g) else params
+
+
+def _vjp(f, i, derivative, namespace):
+    """``vjp_<f>_d<v>`` for the parameter `v` of `f` at position `i`, made
+    on first use, bound in `namespace`."""
+    g = _with_seed(f)
+    name = f"vjp_{g.__name__}_d{_names(g)[i]}"
+    namespace[name] = _cached(("vjp", g, i), lambda: _Lazy(
+        name, lambda: derivative(g, "reverse", (i,), "vjp")))
     return name
 
 
-def _forward_vjp(f, v, wrt, derivative, namespace):
-    """Forward mode along `wrt` over ``vjp(f, wrt=v)``, bound in `namespace`."""
-    name = f"forward_vjp_{f.__name__}_d{v}_along_{'_'.join(wrt)}"
-    namespace[name] = _cached(("forward_vjp", f, v, wrt), lambda: _Product(
-        name, derivative, f, (v,), wrt, kind="vjp"))
+def _forward_vjp(f, i, along, derivative, namespace):
+    """Forward mode along the parameters at positions `along` over
+    ``vjp(f, wrt=i)``, bound in `namespace`."""
+    g = _with_seed(f)
+    names = _names(g)
+    name = f"forward_vjp_{g.__name__}_d{names[i]}_along_" + "_".join(names[w] for w in along)
+    namespace[name] = _cached(("forward_vjp", g, i, along), lambda: _Product(
+        name, derivative, g, (i,), along, kind="vjp"))
     return name
 
 
@@ -245,9 +292,10 @@ def _vjp_rule(V, derivative):
     params = list(inspect.signature(V).parameters)
     primal, seed = params[:-1], params[-1]
     spread = _spread(len(wrt))
+    along = _positions(f, wrt)
     namespace, lines = {}, []
-    for v in primal:
-        name = _forward_vjp(f, v, wrt, derivative, namespace)
+    for i, v in enumerate(primal):
+        name = _forward_vjp(f, i, along, derivative, namespace)
         lines.append(f"    d[{v}] = {name}({', '.join(params)}, {spread})")
     name = f"tangent_{f.__name__}_d{'_'.join(wrt)}"
     namespace[name] = _cached(("tangent", f, wrt), lambda: _Lazy(
@@ -255,7 +303,7 @@ def _vjp_rule(V, derivative):
     lines.append(f"    d[{seed}] = {name}({', '.join(primal)}, {spread})")
     rule_name = f"rule_of_{V.__name__}"
     source = f"def {rule_name}({', '.join(['result'] + params)}):\n" + "\n".join(lines) + "\n"
-    return _load(source, f"<tangent_ad rule of {V.__name__} #{id(V)}>", namespace, rule_name)
+    return _load(source, f"<tangent_ad rule of {V.__name__}>", namespace, rule_name)
 
 
 _LAZIES = {}  # key -> the one lazy function for it, shared by every rule
@@ -308,7 +356,8 @@ class _Product(_Lazy):
         gradient it seeds must be a scalar, so must its argument."""
         if self.positions is None:
             params = list(inspect.signature(self.f).parameters)
-            self.positions = [params.index(w) for w in self.wrt]
+            self.positions = [w if isinstance(w, int) else params.index(w)
+                              for w in self.wrt]
         (i,) = self.positions
         arg = args[i]
         if isinstance(arg, (list, tuple, dict)):  # its gradient is a container too
@@ -324,23 +373,34 @@ class _Product(_Lazy):
                      "for a Hessian-vector product, tangent_ad.hvp(f)")
 
 
-class _SeedAdjoint:
-    """``<u, grad_W f(p)>``: the adjoint of the seed ``bresult``."""
-
-    def __init__(self, name, g):
-        self.__name__ = self.__qualname__ = name
-        self.g = g
-
-    def __call__(self, *args):
-        cotangent = args[-1]
-        gradient = self.g(*args[:-1], 1.0)
-        if isinstance(gradient, tuple):
-            return sum(np.sum(np.multiply(u, x)) for u, x in zip(cotangent, gradient))
-        return np.sum(np.multiply(cotangent, gradient))
+def _seed_adjoint(name, g, primal):
+    """``<u, grad_W f(p)>``, the adjoint of the seed ``bresult`` of the
+    gradient `g`, as a function of the `primal` arguments and ``u``,
+    loaded from source so that forward and reverse mode can read it (a
+    third derivative differentiates it: ``jvp(vjp(grad(f)))``)."""
+    u = caller_names(g, ["bresult"])[0]
+    t = next(n for n in ("gradient", "gradient_") if n not in primal)
+    count = len(g.__tangent_ad__.wrt)
+    parts = [f"np.sum(np.multiply({u}, {t}))"] if count == 1 else \
+        [f"np.sum(np.multiply({u}[{i}], {t}[{i}]))" for i in range(count)]
+    args = ", ".join(primal)
+    source = (f"def {name}({', '.join(primal + [u])}):\n"
+              f"    {t} = {g.__name__}({args}, 1.0)\n"
+              f"    return {' + '.join(parts)}\n")
+    namespace = {"np": np, g.__name__: g}
+    return _load(source, f"<tangent_ad seed adjoint of {g.__name__}>",
+                 namespace, name)
 
 
 def _load(source, filename, namespace, name):
-    """Define `name` from `source`, readable by inspect.getsource."""
+    """Define `name` from `source`, readable by inspect.getsource, under
+    `filename` or, if another source has it, ``<... #2>``, ``<... #3>``:
+    a function is read back (differentiated) by its file's lines, so no
+    two sources may share one (a gradient's caller with its seed and the
+    one without, say)."""
+    base, i = filename, 2
+    while filename in linecache.cache and "".join(linecache.cache[filename][2]) != source:
+        filename, i = f"{base[:-1]} #{i}>", i + 1
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace["__name__"] = "tangent_ad.second_order"
     exec(compile(source, filename, "exec"), namespace)

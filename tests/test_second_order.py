@@ -15,7 +15,7 @@ import pytest
 import call_functions
 import control_flow_functions
 import tangent_ad as tad
-from tangent_ad.testing import check_grads
+from tangent_ad.testing import check_grads, numerical_grad
 
 # cases whose differentiated argument is a scalar: grad of their gradient
 SCALAR = [(t, n) for t, cases in (("control_flow", control_flow_functions.CASES),
@@ -387,3 +387,149 @@ def test_grad_of_a_gradient_of_several_arguments_is_refused_as_non_scalar():
     with pytest.raises(tad.NonScalarOutputError):
         tad.grad(both)(1.0, 2.0)
     np.testing.assert_allclose(tad.vjp(both)(1.0, 2.0, (1.0, 0.0)), 4.0)
+
+
+# ---- third order: every composition of grad, vjp and jvp (tests/test_compositions.py) ----
+
+def cubic_sine(x):
+    return np.sin(x) * x ** 2
+
+
+def _derivatives_of_cubic_sine(x):
+    """f = x² sin x and, by hand, f' = x² cos x + 2x sin x,
+    f'' = -x² sin x + 4x cos x + 2 sin x, f''' = -x² cos x - 6x sin x + 6 cos x."""
+    s, c = np.sin(x), np.cos(x)
+    return (x * x * c + 2 * x * s, -x * x * s + 4 * x * c + 2 * s,
+            -x * x * c - 6 * x * s + 6 * c)
+
+
+def test_vjp_of_jvp_of_vjp_of_a_product():
+    """V(a, b, c) = (bc, ac); F = jvp(V) adds the tangent (b dc + c db,
+    a dc + c da); for the cotangent ((u1, u2), (w1, w2)) of F's output the
+    adjoints are the partials of u1 bc + u2 ac + w1 (b dc + c db) + w2 (a dc + c da)."""
+    def mul(a, b):
+        return a * b
+
+    F = tad.jvp(tad.vjp(mul, wrt=(0, 1)), wrt=(0, 1, 2))
+    a, b, c, da, db, dc = 0.7, -1.3, 0.4, 1.1, -0.6, 2.0
+    (u1, u2), (w1, w2) = (0.5, -0.8), (1.5, 0.3)
+    adjoints = tad.vjp(F, wrt=tuple(range(6)))(a, b, c, da, db, dc, ((u1, u2), (w1, w2)))
+    expected = (u2 * c + w2 * dc, u1 * c + w1 * dc, u1 * b + u2 * a + w1 * db + w2 * da,
+                w2 * c, w1 * c, w1 * b + w2 * a)
+    np.testing.assert_allclose(adjoints, expected, rtol=1e-12)
+
+
+def test_vjp_of_vjp_of_vjp_is_the_third_derivative():
+    # vjp(f)(x, c) = c f'(x), its vjp (x, c, u) -> u c f''(x), and so on
+    third = tad.vjp(tad.vjp(tad.vjp(cubic_sine)))
+    assert list(inspect.signature(third).parameters) == ["x", "cotangent", "cotangent2",
+                                                         "bresult"]
+    x, c, u, w = 0.8, 0.5, -1.5, 2.0
+    assert third(x, c, u, w) == pytest.approx(w * u * c * _derivatives_of_cubic_sine(x)[2])
+
+
+def test_vjp_of_jvp_of_a_gradient_passes_the_seed():
+    # F = jvp(grad f): (x, s, dx) -> (s f', s f'' dx); for the cotangent (u, w)
+    first, second, third = _derivatives_of_cubic_sine(0.8)
+    F = tad.jvp(tad.grad(cubic_sine))
+    x, s, dx, u, w = 0.8, 1.7, -0.4, 0.5, 1.5
+    assert tad.vjp(F)(x, s, dx, (u, w)) == pytest.approx(
+        u * s * second + w * s * third * dx)
+    np.testing.assert_allclose(
+        tad.vjp(F, wrt=(0, 1, 2))(x, s, dx, (u, w)),
+        (u * s * second + w * s * third * dx, u * first + w * second * dx, w * s * second))
+
+
+@pytest.mark.parametrize("contract", ["dot", "tensordot"])
+def test_third_order_of_dot_and_tensordot(contract):
+    """vjp(jvp(vjp(f))) of a bilinear f, against finite differences of the
+    scalar <cotangent, jvp(vjp(f))(...)>."""
+    def f(x, y):
+        return np.dot(x, y)
+
+    def g(x, y):
+        return np.tensordot(x, y, axes=([1], [0]))
+
+    func = f if contract == "dot" else g
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(2, 3)), rng.normal(size=(3, 2))
+    c, dx, dy, dc = rng.normal(size=(2, 2)), x + 1, y - 1, rng.normal(size=(2, 2))
+    F = tad.jvp(tad.vjp(func, wrt=(0, 1)), wrt=(0, 1, 2))
+    args = (x, y, c, dx, dy, dc)
+    value, tangent = F(*args)
+    u = (rng.normal(size=x.shape), rng.normal(size=y.shape))
+    w = (rng.normal(size=x.shape), rng.normal(size=y.shape))
+
+    def pairing(*a):
+        (vx, vy), (tx, ty) = F(*a)
+        return np.sum(u[0] * vx + w[0] * tx) + np.sum(u[1] * vy + w[1] * ty)
+
+    adjoints = tad.vjp(F, wrt=tuple(range(6)))(*args, (u, w))
+    for i, adjoint in enumerate(adjoints):
+        np.testing.assert_allclose(adjoint, numerical_grad(pairing, args, i), atol=1e-6)
+
+
+def test_jvp_of_vjp_of_a_gradient_differentiates_its_seed_adjoint():
+    # V = vjp(grad f, wrt=(x, s)): (x, s, u) -> (u s f'', u f'); along (dx, ds, du)
+    first, second, third = _derivatives_of_cubic_sine(0.8)
+    V = tad.vjp(tad.grad(cubic_sine), wrt=(0, 1))
+    x, s, u, dx, ds, du = 0.8, 1.7, -0.4, 0.5, 1.5, -2.0
+    value, tangent = tad.jvp(V, wrt=(0, 1, 2))(x, s, u, dx, ds, du)
+    np.testing.assert_allclose(value, (u * s * second, u * first))
+    np.testing.assert_allclose(tangent, (
+        du * s * second + u * ds * second + u * s * third * dx,
+        du * first + u * second * dx))
+
+
+def test_a_gradients_callers_with_and_without_the_seed_keep_their_own_source():
+    """grad(g) and grad(g, wrt=seed) differentiate two callers of g = grad(f)
+    of different signatures; reading one back must not find the other's lines."""
+    def f(x):
+        return np.sin(x) * x ** 2
+
+    g = tad.grad(f)
+    second = tad.grad(g)
+    by_seed = tad.grad(g, wrt="bresult")
+    first, second_value, third = _derivatives_of_cubic_sine(0.8)
+    assert by_seed(0.8, 2.0) == pytest.approx(first)
+    assert tad.grad(second)(0.8) == pytest.approx(third)
+    assert second(0.8) == pytest.approx(second_value)
+
+
+def test_grad_of_a_tuple_of_arrays_is_refused_as_non_scalar():
+    def f(A, B):
+        return np.dot(A, B)
+
+    A, B = np.ones((2, 2)), np.ones((2, 3))
+    with pytest.raises(tad.NonScalarOutputError, match="tuple of 2 values"):
+        tad.grad(tad.vjp(f, wrt=(0, 1)))(A, B, np.ones((2, 3)))
+    with pytest.raises(tad.NonScalarOutputError):  # the seed alone of a vector gradient
+        tad.grad(tad.grad(lambda_free_dot), wrt="bresult")(np.ones(3), np.ones(3), 1.0)
+
+
+def lambda_free_dot(x, y):
+    return np.dot(x, y)
+
+
+def test_functions_made_on_demand_have_names_of_their_own():
+    """One name, one function, in a show_source: the tangent-only forward
+    function of a gradient along other arguments, of a vjp and of a user's
+    function are each named after what they differentiate."""
+    def f(x, y):
+        return np.sin(x * y)
+
+    source = tad.show_source(tad.vjp(tad.jvp(tad.vjp(f, wrt=(0, 1)), wrt=(0, 1, 2)),
+                                     wrt=tuple(range(6))))
+    names = [line.split("(")[0][4:] for line in source.splitlines() if line.startswith("def ")]
+    bodies = {}
+    for text in source.split("\n\n\n"):
+        if text.startswith("def "):
+            assert bodies.setdefault(text.split("(")[0], text) == text
+    assert len(names) > 10
+    # forward mode over: f itself, vjp(f, wrt=x) along x and y, and the vjp
+    # of vjp(f, wrt=(x, y)) with respect to its cotangent along everything
+    assert {"tangent_f_dx_y", "hvp_vjp_f_dx_dx_y",
+            "hvp_vjp_vjp_f_dx_y_dcotangent_dx_y_cotangent"} <= set(names)
+    mixed = tad.show_source(tad.grad(tad.grad(f, wrt=0), wrt=1))
+    assert "by = hvp_df_dy_dx(x, y, 1.0, bresult)" in mixed
+    assert "def hvp_df_dy_dx(x, y, bresult, dx):" in mixed  # over grad(f, wrt=y) along x

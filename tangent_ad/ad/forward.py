@@ -70,12 +70,21 @@ def register(unit, func, wrt, statics=()):
     return key
 
 
-def hvp_name(gradient, wrt):
-    """``hvp_<f>_d<wrt>``: the tangent-only forward function of the
-    gradient of `f` (``ctx.kind == "hvp"``)."""
-    info = getattr(gradient, "__tangent_ad__", None)
-    base = info.primal.__name__ if info is not None else gradient.__name__
-    return f"hvp_{base}_d{'_'.join(wrt)}"
+def hvp_name(func, wrt):
+    """The name of the tangent-only forward function of `func` along `wrt`
+    (``ctx.kind == "hvp"``): ``hvp_<f>_d<wrt>`` for the gradient of `f`
+    with respect to `wrt`, a Hessian-vector product; ``hvp_<g>_d<wrt>``
+    for any other generated function `g` (a gradient along other
+    arguments, a vjp); ``tangent_<f>_d<wrt>`` for a function of the
+    user's. No two of these functions share a name."""
+    info = getattr(func, "__tangent_ad__", None)
+    along = "_".join(wrt)
+    if info is None:
+        return f"tangent_{func.__name__}_d{along}"
+    if info.mode == "reverse" and info.kind == "gradient" and \
+            not info.preserve_result and tuple(info.wrt) == tuple(wrt):
+        return f"hvp_{info.primal.__name__}_d{along}"
+    return f"hvp_{func.__name__}_d{along}"
 
 
 def run(tree, ctx):

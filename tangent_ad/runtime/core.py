@@ -24,6 +24,10 @@ def ensure_scalar(value):
     """
     if type(value) in _SCALAR_TYPES:  # fast path: a number is a scalar
         return
+    if isinstance(value, (tuple, list, dict)) and len(value) != 1:
+        raise NonScalarOutputError(  # np.size fails on a ragged tuple
+            f"grad needs a function with a scalar output, but it returned a "
+            f"{type(value).__name__} of {len(value)} values")
     if np.size(value) != 1:
         raise NonScalarOutputError(
             f"grad needs a function with a scalar output, but it returned a "
