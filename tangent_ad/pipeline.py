@@ -97,10 +97,12 @@ def _generate(func, wrt, kind, calls, *, mode, optimized, verbose,
 
 def _live_groups(contexts, defines):
     """[(module dict, names read from it live, functions defined)], one
-    entry per module the unit's functions come from, the requested
-    function's first."""
+    entry per module whose data globals the unit's functions read, in the
+    order of the functions (usually one: that of the requested function)."""
     groups = {}
     for ctx, defined in zip(contexts, defines):
+        if not ctx.facts["live_names"]:
+            continue  # reads no data global: no module dict to hold
         live = ctx.facts["live"]
         _, names, functions = groups.setdefault(id(live), (live, set(), []))
         names.update(ctx.facts["live_names"])
