@@ -9,7 +9,7 @@ import numpy as np
 from tangent_ad.errors import NonScalarOutputError
 from tangent_ad.runtime.structures import unindex_container
 
-__all__ = ["ensure_scalar", "unbroadcast", "unreduce", "unreduce_mean", "unindex", "inverse_permutation", "cast_like", "conj_complex", "abs_slope", "dsinc", "digamma"]
+__all__ = ["ensure_scalar", "unbroadcast", "unreduce", "unreduce_mean", "unindex", "inverse_permutation", "conj_complex", "abs_slope", "dsinc", "digamma"]
 
 
 _ndarray = np.ndarray
@@ -152,23 +152,6 @@ def inverse_permutation(axes):
     if axes is None:
         return None
     return tuple(int(i) for i in np.argsort([a % len(axes) for a in axes]))
-
-
-def cast_like(g, x):
-    """`g` as an adjoint of `x`: a float for a Python float, else `x`'s dtype.
-
-    A real adjoint of a complex `x` becomes complex; a complex adjoint of
-    a real `x` keeps its real part (the imaginary part has no direction
-    in which `x` can move).
-
-    >>> cast_like(np.array([1.5 + 2j]), np.zeros(1))
-    array([1.5])
-    >>> cast_like(np.ones(2, np.float32), np.zeros(2, np.complex64)).dtype
-    dtype('complex64')
-    """
-    if np.iscomplexobj(g) and not np.iscomplexobj(x):
-        g = np.real(g)
-    return _like(g, x)
 
 
 def conj_complex(g):

@@ -1,4 +1,6 @@
 def doverwrite_dx_y(x, y, bresult=1.0):
+    x = float_argument(x)
+    y = float_argument(y)
     x2 = x * y
     t = np.sin(x2)
     x3 = t + x2
@@ -10,4 +12,4 @@ def doverwrite_dx_y(x, y, bresult=1.0):
     # Grad of: x = x * y
     bx = unbroadcast(bx2 * y, x)
     by = unbroadcast(bx2 * x, y)
-    return bx, by
+    return cast_like(bx, x), cast_like(by, y)

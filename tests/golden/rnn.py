@@ -1,4 +1,5 @@
 def drnn_dW(W, xs, h, bresult=1.0):
+    W = float_argument(W)
     stack = []
     t2 = None
     for t in range(len(xs)):
@@ -20,4 +21,4 @@ def drnn_dW(W, xs, h, bresult=1.0):
         bW = bW + grad_matmul_lhs(bt2, W, h)
         bh = grad_matmul_rhs(bt2, W, h)
         t2 = stack.pop()
-    return bW
+    return cast_like(bW, W)
