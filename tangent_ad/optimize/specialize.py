@@ -12,7 +12,8 @@ values, shapes and dtypes for those kinds:
 * a gradient's entry ``x = float_argument(x)`` goes for an inexact `x`, and
   ``cast_like(g, x)`` -> ``g`` when `g` has the kind it gives (the boundary
   of ``ad/boundary.py``);
-* ``np.size(x)`` -> its value; ``ensure_scalar(v)`` goes for a scalar `v`;
+* ``np.size(x)`` -> its value; ``ensure_scalar(v)`` goes for a real scalar
+  `v`, ``ensure_real(v)`` for a real `v`;
 * ``abs_slope(x)`` -> ``np.sign(x)`` and ``np.conj(x)`` -> ``x`` for a real `x`, and a gradient's closing
   ``bx = conj_complex(bx)`` goes (with its comment) for a real `bx` or
   when every argument is real (the conjugate would change only the
@@ -284,12 +285,16 @@ def _transpose(node):
 
 
 def _scalar_check(stmt, kinds):
-    """``ensure_scalar(v)`` for a `v` of a kind with one entry."""
-    if not (isinstance(stmt, gast.Expr) and call_name(stmt.value) == "ensure_scalar"
-            and len(stmt.value.args) == 1):
+    """``ensure_scalar(v)`` for a `v` of a real, not bool, kind with one
+    entry; ``ensure_real(v)`` for a real `v`."""
+    if not (isinstance(stmt, gast.Expr) and len(stmt.value.args) == 1 and
+            call_name(stmt.value) in ("ensure_scalar", "ensure_real")):
         return False
     kind = kinds.of(stmt.value.args[0])
-    return kind is not None and kind.size == 1
+    if call_name(stmt.value) == "ensure_real":
+        return is_real(kind)
+    return is_real(kind) and kind.size == 1 and kind.box != "bool" and \
+        (kind.python or kind.dtype.kind != "b")
 
 
 def _drop_real_conversions(fdef):

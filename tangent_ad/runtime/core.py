@@ -9,25 +9,49 @@ import numpy as np
 from tangent_ad.errors import NonScalarOutputError
 from tangent_ad.runtime.structures import unindex_container
 
-__all__ = ["ensure_scalar", "unbroadcast", "unreduce", "unreduce_mean", "unindex", "inverse_permutation", "conj_complex", "abs_slope", "dsinc", "digamma"]
+__all__ = ["ensure_scalar", "ensure_real", "unbroadcast", "unreduce", "unreduce_mean", "unindex", "inverse_permutation", "conj_complex", "abs_slope", "dsinc", "digamma"]
 
 
 _ndarray = np.ndarray
-_SCALAR_TYPES = frozenset((float, int, bool, complex, np.float64, np.float32))
+_SCALAR_TYPES = frozenset((float, int, np.float64, np.float32))
 
 
 def ensure_scalar(value):
-    """Raise NonScalarOutputError unless `value` is a scalar (size 1).
+    """Raise NonScalarOutputError unless `value` is a real scalar (size 1,
+    not complex, not a bool).
 
-    A gradient is defined for scalar outputs only; seeding a larger output
-    with 1.0 would silently differentiate its sum.
+    A gradient is defined for real scalar outputs only: seeding a larger
+    output with 1.0 would silently differentiate its sum, a complex one
+    its real part, and a bool has no derivative.
     """
-    if type(value) in _SCALAR_TYPES:  # fast path: a number is a scalar
+    if type(value) in _SCALAR_TYPES:  # fast path: a real number is a scalar
         return
     if np.size(value) != 1:
         raise NonScalarOutputError(
             f"grad needs a function with a scalar output, but it returned a "
             f"value of shape {np.shape(value)}")
+    ensure_real(value)
+    if np.asarray(value).dtype.kind == "b":
+        raise NonScalarOutputError(
+            "grad needs a real-valued output, but the function returned a bool, "
+            "which has no derivative",
+            hint="return the number the comparison reads instead, or use "
+                 "tangent_ad.vjp for a function of any output")
+
+
+def ensure_real(value):
+    """Raise NonScalarOutputError if `value` is complex: the output of a
+    gradient's function, or the values it sums (a sum of complex values is
+    complex, the sum of bools a count).
+
+    >>> ensure_real(np.ones(3))
+    """
+    if np.iscomplexobj(value):
+        raise NonScalarOutputError(
+            "grad needs a real-valued output, but the function returned a complex "
+            "value: the gradient of its real part would be silently wrong for it",
+            hint="differentiate a real value (np.real(...), np.abs(...) ** 2), or use "
+                 "tangent_ad.vjp with a cotangent for a holomorphic function")
 
 
 def _like(g, x):
@@ -77,7 +101,9 @@ def unbroadcast(g, x):
         return g
     shape = np.shape(x)
     gshape = np.shape(g)
-    if gshape != shape:
+    if gshape != shape and len(gshape) < len(shape) and np.size(g) == np.prod(shape):
+        g = np.reshape(g, shape)  # the seed of an output of one entry, of x's shape
+    elif gshape != shape:
         lead = len(gshape) - len(shape)
         if lead < 0:  # a size-1 adjoint (a seed of 1.0) of a (1,)- or (1, 1)-shaped x
             return _like(np.reshape(g, shape) if np.size(g) == np.prod(shape, dtype=int)

@@ -7,6 +7,7 @@ def dmlp_dW1_b1_W2(W1, b1, W2, x, y, bresult=1.0):
     h = np.tanh(t2)
     out = h @ W2
     t3 = out - y
+    ensure_real(t3)
     # Grad of: return np.mean((out - y) ** 2)
     bt4 = np.full_like(t3, bresult / np.size(t3))
     bt3 = bt4 * 2 * t3

@@ -4,6 +4,7 @@ def doverwrite_dx_y(x, y, bresult=1.0):
     x2 = x * y
     t = np.sin(x2)
     x3 = t + x2
+    ensure_real(x3)
     # Grad of: return np.sum(x * 3)
     bt2 = np.full_like(x3, bresult)
     bx3 = bt2 * 3

@@ -9,6 +9,7 @@ def drnn_dW(W, xs, h, bresult=1.0):
         t4 = t2 + t3
         stack.append(h)
         h = np.tanh(t4)
+    ensure_real(h)
     # Grad of: return np.sum(h)
     bh = np.full_like(h, bresult)
     # Grad of: for t in range(len(xs))
