@@ -18,12 +18,9 @@ older ``x`` starts undefined again. Where control flow joins, an adjoint
 defined on one path only is set to zeros on the other, and a loop's
 adjoint starts with every adjoint its body accumulates into defined.
 """
-import collections
-
 import gast
-import numpy as np
 
-from tangent_ad.ad import calls, checkpointing, saving, templates
+from tangent_ad.ad import calls, checkpointing, output_check, saving, templates
 from tangent_ad.errors import InternalError, UnsupportedSyntaxError
 from tangent_ad.frontend import generated
 from tangent_ad.naming import COMPLEX_NOTE
@@ -76,7 +73,7 @@ class _Reverse:
         vjp = self.ctx.kind == "vjp"  # any output, its cotangent given: no check
         checked = getattr(self.ctx.func, "__tangent_ad_checked_output__", False)
         if not pullback and not vjp and not self.ctx.preserve_result and not checked:
-            checks += _output_check(returned, body, self.ctx)
+            checks += output_check.statements(returned, body, self.ctx)
         if isinstance(returned, gast.Name) and returned.id in self.active:
             ret = returned.id
             if ret in self.ctx.facts.get("user_names", ()):
@@ -363,69 +360,3 @@ def _function(fname, args, defaults, body):
             defaults=defaults)
     return gast.FunctionDef(name=fname, args=args, body=body, decorator_list=[],
                             returns=None, type_comment=None, type_params=[])
-
-
-_REAL_REDUCTIONS = (np.sum, np.mean, np.prod)  # real for real values (bools too)
-_REAL_OUTPUTS = (np.var, np.std)  # real for any values
-
-
-def _output_check(atom, body, ctx):
-    """The statements that check a gradient's output `atom` is a real
-    scalar: none for a number, ``float(...)`` or a variance; ``ensure_real(v)`` for a
-    full reduction of `v` (its size is 1, and it is real when `v` is: the
-    reduction itself need not be computed for the check); else
-    ``ensure_scalar(atom)``."""
-    if isinstance(atom, gast.Constant) and type(atom.value) in (int, float):
-        return []
-    defs = [s for s in body if isinstance(s, gast.Assign)
-            and isinstance(atom, gast.Name) and atom.id in _assigned(s)]
-    if len(defs) == 1 and not any(atom.id in _assigned(s) for s in body
-                                  if isinstance(s, (gast.If, gast.For, gast.While))):
-        value = defs[0].value
-        func = ctx.resolved.get(value)
-        full = isinstance(value, gast.Call) and len(value.args) == 1 and \
-            not {k.arg for k in value.keywords} & {"axis", "keepdims"}
-        if func is float or full and any(func is f for f in _REAL_OUTPUTS):
-            return []
-        if full and any(func is f for f in _REAL_REDUCTIONS):
-            operand = _complex_source(value.args[0], body)
-            if isinstance(operand, gast.Constant):
-                return []
-            return [gast.Expr(value=call("ensure_real", operand))]
-    return [gast.Expr(value=call("ensure_scalar", atom))]
-
-
-def _complex_source(atom, body):
-    """The earliest name that `atom` is computed from by arithmetic with
-    real numbers (``t * 2.0``, ``t ** 2``, ``-t``), each bound at most once:
-    complex exactly when `atom` is, and usually still needed by the
-    adjoint, so that checking it costs no extra computation."""
-    stores = collections.Counter(n.id for stmt in body for n in walk(stmt)
-                                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store))
-    defs = {s.targets[0].id: s.value for s in body if isinstance(s, gast.Assign)
-            and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)}
-    while isinstance(atom, gast.Name) and stores[atom.id] == 1 and atom.id in defs:
-        value, source = defs[atom.id], None
-        if isinstance(value, gast.UnaryOp) and isinstance(value.op, (gast.USub, gast.UAdd)):
-            source = value.operand
-        elif isinstance(value, gast.BinOp) and isinstance(value.op, _ARITHMETIC):
-            if _real_number(value.right):
-                source = value.left
-            elif _real_number(value.left) and not isinstance(value.op, gast.Pow):
-                source = value.right
-        if not (isinstance(source, gast.Name) and stores[source.id] <= 1):
-            return atom
-        atom = source
-    return atom
-
-
-_ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
-
-
-def _real_number(node):
-    return isinstance(node, gast.Constant) and type(node.value) in (int, float)
-
-
-def _assigned(stmt):
-    return {n.id for n in walk(stmt)
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
