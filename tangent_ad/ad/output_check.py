@@ -42,10 +42,23 @@ def statements(atom, body, ctx):
             return []
         if full and any(func is f for f in _REAL_REDUCTIONS):
             operand = _complex_source(value.args[0], body)
-            if _real_number(operand):
+            if _real_number(operand) or _real_valued(operand, body, ctx):
                 return []
             return [gast.Expr(value=call("ensure_real", operand))]
     return [gast.Expr(value=call("ensure_scalar", atom))]
+
+
+_REAL_VALUED = (np.real, np.imag, np.abs, np.angle, abs)  # real of any values
+
+
+def _real_valued(atom, body, ctx):
+    """Whether `atom` is bound once, to a function of real values only."""
+    defs = [s.value for s in body if isinstance(s, gast.Assign) and len(s.targets) == 1
+            and isinstance(s.targets[0], gast.Name) and s.targets[0].id == getattr(
+                atom, "id", None)]
+    func = ctx.resolved.get(defs[0]) if len(defs) == 1 and \
+        _stores(body)[atom.id] == 1 else None
+    return any(func is f for f in _REAL_VALUED)
 
 
 def _stores(body):
