@@ -46,6 +46,8 @@ def ensure_real(value):
 
     >>> ensure_real(np.ones(3))
     """
+    if type(value) is _ndarray and value.dtype.kind != "c" or type(value) in _SCALAR_TYPES:
+        return  # the common cases, decided by two type checks
     if np.iscomplexobj(value):
         raise NonScalarOutputError(
             "grad needs a real-valued output, but the function returned a complex "
