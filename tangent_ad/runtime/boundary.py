@@ -115,7 +115,9 @@ def _array_like(g, x):
     if a.dtype.kind == "c" and dtype.kind != "c":
         a = a.real
     if a.shape != x.shape:
-        if a.size == np.size(x):
+        # only axes of length 1 may differ: a reshape that moves entries
+        # would hide a wrong derivative
+        if a.size == np.size(x) and _squeezed(a.shape) == _squeezed(x.shape):
             a = a.reshape(x.shape)
         elif a.size == 1:
             a = np.full(x.shape, a.reshape(()))
@@ -123,6 +125,10 @@ def _array_like(g, x):
             raise InternalError(f"a derivative of shape {a.shape} came out for a value "
                                 f"of shape {x.shape}")
     return a.astype(dtype, copy=False)
+
+
+def _squeezed(shape):
+    return tuple(n for n in shape if n != 1)
 
 
 def _numbers(v):
