@@ -220,6 +220,26 @@ def test_integer_number_argument_gets_a_float_gradient(x):
         assert type(g) is (float if type(x) is int else np.float64)
 
 
+def repeated(x, n):
+    s = x
+    for i in range(n):
+        s = s * 2.0
+    return s
+
+
+def picked(x, index):
+    return np.sum(x[index] ** 2)
+
+
+def test_integer_read_as_a_count_or_an_index_stays_an_integer():
+    """Its derivative is zero; converting it would break ``range`` and indexing."""
+    assert tad.grad(repeated, wrt=(0, 1))(1.5, 3) == (8.0, 0.0)
+    x, index = np.array([0.5, 1.0, 2.0]), np.array([0, 2])
+    gx, gindex = tad.grad(picked, wrt=(0, 1))(x, index)
+    np.testing.assert_array_equal(gx, [1.0, 0.0, 4.0])
+    assert gindex.dtype == np.float64 and not gindex.any()
+
+
 @pytest.mark.parametrize("x", [True, np.array([True, False])], ids=["bool", "bool array"])
 def test_bool_argument_is_refused(x):
     with pytest.raises(tad.NonDifferentiableArgumentError, match="bool argument") as error:

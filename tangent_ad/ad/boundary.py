@@ -7,7 +7,8 @@ and may build a list where the argument was a tuple; rather than make
 every rule cast, the requested function casts once, where it returns,
 with ``cast_like`` (``tangent_ad/runtime/boundary.py``). An integer
 argument enters as float64 (``float_argument``), so that no adjoint is
-truncated to an integer; a bool argument is refused there. This runs on
+truncated to an integer (unless the function reads it as a count,
+``range(n)``, or an index, ``x[i]``); a bool argument is refused there. This runs on
 the optimized tree of the requested function only (the pullbacks and
 forward functions it calls return values of the computation, not
 results); staging drops both steps where the arguments' kinds make them
@@ -41,10 +42,13 @@ def _reverse(tree, ret, ctx):
     params = [a.id for a in tree.args.args]
     wrt = [p for p in ctx.wrt if p in params]
     rebound = _assigned(tree.body) & set(wrt)
+    counts = _counts(tree)
     entry, like = [], {}
     for param in wrt:
-        entry.append(assign(param, call("float_argument", name(param))))
         like[param] = param
+        if param in counts:  # read as a count or an index: an int stays one
+            continue
+        entry.append(assign(param, call("float_argument", name(param))))
         if param in rebound:  # the body rebinds it: cast like the argument
             like[param] = ctx.namer.fresh(param + "_arg")
             entry.append(assign(like[param], name(param)))
@@ -78,6 +82,20 @@ def _forward(ret, ctx):
     output, tangent = value.elts
     if isinstance(output, gast.Name):
         value.elts[1] = call("cast_like", tangent, name(output.id))
+
+
+def _counts(tree):
+    """Names read directly as a count (``range(n)``) or an index (``x[i]``):
+    their integer values are what the function computes with (and their
+    derivative is zero)."""
+    names = set()
+    for node in walk(tree):
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
+                node.func.id == "range":
+            names.update(a.id for a in node.args if isinstance(a, gast.Name))
+        elif isinstance(node, gast.Subscript):
+            names.update(n.id for n in walk(node.slice) if isinstance(n, gast.Name))
+    return names
 
 
 def _assigned(body):

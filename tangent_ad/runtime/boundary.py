@@ -80,8 +80,9 @@ def cast_like(g, x):
     """
     kind = type(x)
     if kind is _ndarray:
-        if type(g) is _ndarray and g.dtype is x.dtype and g.shape == x.shape:
-            return g  # the common case, decided by three checks
+        if type(g) is _ndarray and g.dtype is x.dtype and g.shape == x.shape and \
+                x.dtype.kind in "fc":
+            return g  # the common case, decided by four checks
         return _array_like(g, x)
     if kind is float:
         return g if type(g) is float else float(_real_number(g))
