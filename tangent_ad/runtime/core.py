@@ -103,9 +103,7 @@ def unbroadcast(g, x):
         return g
     shape = np.shape(x)
     gshape = np.shape(g)
-    if gshape != shape and len(gshape) < len(shape) and np.size(g) == np.prod(shape):
-        g = np.reshape(g, shape)  # the seed of an output of one entry, of x's shape
-    elif gshape != shape:
+    if gshape != shape:
         lead = len(gshape) - len(shape)
         if lead < 0:  # a size-1 adjoint (a seed of 1.0) of a (1,)- or (1, 1)-shaped x
             return _like(np.reshape(g, shape) if np.size(g) == np.prod(shape, dtype=int)
