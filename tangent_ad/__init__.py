@@ -10,7 +10,7 @@ transformation, with derivatives you can read.
 from tangent_ad.api import (
     autodiff, grad, hessian, hvp, jacobian, jvp, show_source, value_and_grad, vjp)
 from tangent_ad.errors import (
-    InternalError, NoDerivativeError, NonScalarOutputError, SourceUnavailableError,
+    InternalError, NoDerivativeError, NonDifferentiableArgumentError, NonScalarOutputError, SourceUnavailableError,
     TangentADError, TemplateError, UnsupportedSyntaxError)
 from tangent_ad.hooks import checkpoint, checkpointed, insert_grad_code, stop_gradient
 from tangent_ad.registry import adjoint, tangent
@@ -20,7 +20,8 @@ __all__ = [
     "show_source", "adjoint", "tangent",
     "insert_grad_code", "stop_gradient", "checkpoint", "checkpointed",
     "TangentADError", "UnsupportedSyntaxError", "NoDerivativeError",
-    "SourceUnavailableError", "NonScalarOutputError", "TemplateError",
+    "SourceUnavailableError", "NonScalarOutputError", "NonDifferentiableArgumentError",
+    "TemplateError",
     "InternalError",
 ]
 __version__ = "0.1.0"

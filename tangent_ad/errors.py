@@ -79,6 +79,13 @@ class NonScalarOutputError(TangentADError):
                     "(e.g. np.sum) first")
 
 
+class NonDifferentiableArgumentError(TangentADError):
+    """A ``wrt`` argument has no derivative (a bool, or an array of bools)."""
+
+    default_hint = ("leave the argument out of wrt, or pass it as a float "
+                    "(float(x), or x.astype(float) for an array)")
+
+
 class TemplateError(TangentADError):
     """A derivative template registered with @adjoint or @tangent is malformed."""
 

@@ -1,7 +1,7 @@
 """The stages of a transformation, in order, and the loop that runs them.
 
     parse -> validate -> resolve -> normalize -> exits -> activity
-          -> reverse | forward -> optimize -> emit -> load
+          -> reverse | forward -> optimize -> boundary -> emit -> load
 
 Each stage is one module with a ``run(tree, ctx)`` function. With
 ``verbose=2`` the source is printed after every stage.
@@ -9,7 +9,7 @@ Each stage is one module with a ``run(tree, ctx)`` function. With
 import gast
 
 from tangent_ad import emit, live, loader
-from tangent_ad.ad import forward, reverse
+from tangent_ad.ad import boundary, forward, reverse
 from tangent_ad.analysis import activity
 from tangent_ad.context import Context
 from tangent_ad.errors import InternalError, TangentADError, UnsupportedSyntaxError
@@ -65,6 +65,7 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
                 _merge(namespace, callee.namespace, callee)
         if mode == "reverse" and any(c.facts.get("nonholomorphic") for c in contexts):
             tree = reverse.conjugate_complex_results(tree, ctx)
+        tree = boundary.run(tree, ctx)  # the requested function's arguments and results
         text = "\n\n".join([emit.run(tree, ctx)] + texts)
         fn = loader.run(text, ctx, namespace, _live_groups(contexts, defines),
                         Dependencies.union([c.facts["dependencies"].result()

@@ -29,8 +29,8 @@ import numpy as np
 
 from tangent_ad.registry import tangent
 from tangent_ad.runtime import (
-    abs_slope, accumulate, broadcast_like, cast_like, conj_complex, d2sinc, digamma, dsinc, grad_cholesky,
-    grad_dot_lhs, grad_dot_rhs, grad_eigh_pair, grad_einsum, grad_kron_lhs,
+    abs_slope, accumulate, broadcast_like, cast_like, conj_complex, d2sinc, digamma, dsinc,
+    float_argument, grad_cholesky, grad_dot_lhs, grad_dot_rhs, grad_eigh_pair, grad_einsum, grad_kron_lhs,
     grad_kron_rhs, grad_matmul_lhs, grad_matmul_rhs, grad_norm, grad_solve_lhs,
     grad_solve_rhs, grad_tensordot_lhs, grad_tensordot_rhs, inverse_permutation,
     jvp_abs_slope, jvp_grad_cholesky, jvp_grad_eigh, jvp_grad_einsum, jvp_grad_norm,
@@ -128,6 +128,11 @@ def unstack_rule(result, g, arrays, axis=0):
 @tangent(cast_like)
 def cast_like_rule(result, g, x):
     d[result] = cast_like(d[g], x)
+
+
+@tangent(float_argument)
+def float_argument_rule(result, x):
+    d[result] = float_argument(d[x])
 
 
 @tangent(zeroed)

@@ -26,16 +26,7 @@ from tangent_ad.testing import check_jvp, random_args
 
 from rule_specs import NAMESPACE, SPECS
 
-PYTHON_FLOAT_TANGENT = (
-    "dtype: the tangent of a Python-float argument meets a float32 array "
-    "through a NumPy function of a Python float (np.log(2.0)) or a boolean "
-    "mask, which NumPy 2 makes float64; the value stays float32")
 FORWARD_XFAIL = {  # spec id -> {dtype name: reason}, or a reason for both
-    "x ** y [x=float, y=(3,)]": {"float32": PYTHON_FLOAT_TANGENT},
-    "2.0 ** x [x=(3, 2)]": {"float32": PYTHON_FLOAT_TANGENT},
-    "np.power(x, y) [x=float, y=(3,)]": {"float32": PYTHON_FLOAT_TANGENT},
-    "np.clip(x, lo, hi) [x=(2,), lo=(3, 1), hi=float]": {"float32": PYTHON_FLOAT_TANGENT},
-    "np.clip(x, lo, hi) [x=(4,), lo=float, hi=float]": {"float32": PYTHON_FLOAT_TANGENT},
     "scipy.special.xlogy(x, y) [x=float, y=(3,)]": {"float32": (
         "dtype: SciPy's xlogy of a Python float and a float32 array is "
         "float64; its tangent, computed with NumPy, is float32")},

@@ -204,12 +204,7 @@ def forward_params():
     out = []
     for dtype in (np.float64, np.float32):
         for f, x in SINGULAR:
-            marks = [pytest.mark.xfail(strict=True, reason=(
-                "dtype: the tangent through np.log of the Python float base is "
-                "float64 (see PYTHON_FLOAT_TANGENT in test_forward_rules.py)"))] \
-                if f is zero_base_power and dtype is np.float32 else []
-            out.append(pytest.param(f, x, dtype, marks=marks,
-                                    id=f"{f.__name__}-{np.dtype(dtype).name}"))
+            out.append(pytest.param(f, x, dtype, id=f"{f.__name__}-{np.dtype(dtype).name}"))
     return out
 
 

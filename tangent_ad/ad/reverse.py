@@ -19,9 +19,8 @@ defined on one path only is set to zeros on the other, and a loop's
 adjoint starts with every adjoint its body accumulates into defined.
 """
 import gast
-import numpy as np
 
-from tangent_ad.ad import calls, checkpointing, saving, templates
+from tangent_ad.ad import calls, checkpointing, output_check, saving, templates
 from tangent_ad.errors import InternalError, UnsupportedSyntaxError
 from tangent_ad.frontend import generated
 from tangent_ad.naming import COMPLEX_NOTE
@@ -73,9 +72,8 @@ class _Reverse:
         pullback = self.ctx.kind == "pullback"
         vjp = self.ctx.kind == "vjp"  # any output, its cotangent given: no check
         checked = getattr(self.ctx.func, "__tangent_ad_checked_output__", False)
-        if not pullback and not vjp and not self.ctx.preserve_result and not checked and \
-                not _provably_scalar(returned, body, self.ctx):
-            checks.append(gast.Expr(value=call("ensure_scalar", returned)))
+        if not pullback and not vjp and not self.ctx.preserve_result and not checked:
+            checks += output_check.statements(returned, body, self.ctx)
         if isinstance(returned, gast.Name) and returned.id in self.active:
             ret = returned.id
             if ret in self.ctx.facts.get("user_names", ()):
@@ -362,29 +360,3 @@ def _function(fname, args, defaults, body):
             defaults=defaults)
     return gast.FunctionDef(name=fname, args=args, body=body, decorator_list=[],
                             returns=None, type_comment=None, type_params=[])
-
-
-_FULL_REDUCTIONS = {np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin,
-                    np.var, np.std, np.vdot}
-
-
-def _provably_scalar(atom, body, ctx):
-    """True when the returned atom is a number or a full reduction."""
-    if isinstance(atom, gast.Constant):
-        return True
-    defs = [s for s in body if isinstance(s, gast.Assign)
-            and isinstance(atom, gast.Name) and atom.id in _assigned(s)]
-    if len(defs) != 1 or any(atom.id in _assigned(s) for s in body
-                             if isinstance(s, (gast.If, gast.For, gast.While))):
-        return False
-    value = defs[0].value
-    func = ctx.resolved.get(value)
-    if isinstance(value, gast.Call) and func in _FULL_REDUCTIONS:
-        named = {k.arg for k in value.keywords}
-        return len(value.args) == 1 and not named & {"axis", "keepdims"}
-    return func is float
-
-
-def _assigned(stmt):
-    return {n.id for n in walk(stmt)
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}

@@ -276,6 +276,9 @@ class Kinds:
             return self.of(args[0])
         if func == "uniterated" and len(args) == 2 and self.of(args[1]) is not None:
             return self.of(args[0])
+        if (func, len(args)) in (("float_argument", 1), ("cast_like", 2)):
+            kind = self.of(args[-1])  # the boundary helpers: a float kind of x's
+            return kind if kind in (None, BOTTOM) else float_kind(kind)
         if func == "abs_slope" and len(args) == 1:
             return self._apply(np.sign, args)  # conj(sign) for complex: the same kind
         return None
@@ -335,6 +338,19 @@ class Kinds:
                 and not g.python and g.dtype.kind in "fc":
             return target
         return None
+
+
+def float_kind(kind):
+    """The kind of ``float_argument(x)`` and ``cast_like(g, x)`` for an `x`
+    of `kind` (``runtime/boundary.py``): inexact kinds are their own, an
+    int becomes a float, an integer dtype float64; None for bools."""
+    if kind.box in ("float", "complex") or not kind.python and kind.dtype.kind in "fc":
+        return kind
+    if kind.box == "int":
+        return Kind("float")
+    if kind.python or kind.dtype.kind not in "iu":
+        return None
+    return Kind(kind.box, kind.shape, np.dtype(np.float64))
 
 
 def is_real(kind):

@@ -9,7 +9,11 @@ values, shapes and dtypes for those kinds:
 * ``grad_matmul_lhs(g, a, b)`` -> ``g @ b.T`` and
   ``grad_matmul_rhs(g, a, b)`` -> ``a.T @ g`` for matrices (and their
   matrix-vector and outer-product forms for vectors);
-* ``np.size(x)`` -> its value; ``ensure_scalar(v)`` goes for a scalar `v`;
+* a gradient's entry ``x = float_argument(x)`` goes for an inexact `x`, and
+  ``cast_like(g, x)`` -> ``g`` when `g` has the kind it gives (the boundary
+  of ``ad/boundary.py``);
+* ``np.size(x)`` -> its value; ``ensure_scalar(v)`` goes for a real scalar
+  `v`, ``ensure_real(v)`` for a real `v`;
 * ``abs_slope(x)`` -> ``np.sign(x)`` and ``np.conj(x)`` -> ``x`` for a real `x`, and a gradient's closing
   ``bx = conj_complex(bx)`` goes (with its comment) for a real `bx` or
   when every argument is real (the conjugate would change only the
@@ -37,13 +41,14 @@ import numpy as np
 from tangent_ad.analysis import cfg, dataflow
 from tangent_ad.naming import COMPLEX_NOTE
 from tangent_ad.nodes import call, call_name, const, is_comment, is_pop, is_push, walk
-from tangent_ad.optimize.kinds import BOTTOM, Kinds, is_python_float_like, is_real
+from tangent_ad.optimize.kinds import BOTTOM, Kinds, float_kind, is_python_float_like, is_real
 
 
 def run(tree, params, unit=None, given=()):
     """Return `tree` (a FunctionDef) rewritten for parameter kinds `params`
     (`unit` and `given` as for `Kinds`); calls of pullbacks that `unit`
     has specialized call the copies."""
+    params = _entry(tree, params)
     kinds = Kinds(tree, params, unit, given)
     fills = _fills(tree, kinds)
     real = bool(params) and all(is_real(k) for k in params.values())
@@ -52,6 +57,27 @@ def run(tree, params, unit=None, given=()):
     _drop_real_conversions(tree)
     _drop_dead_restores(tree)
     return tree
+
+
+def _entry(tree, params):
+    """Drop the leading ``x = float_argument(x)`` of a parameter `x` whose
+    kind it keeps (a float, an inexact array); for an integer kind, the
+    rest of the body sees the converted kind: the parameters' kinds."""
+    params, kept = dict(params), []
+    for i, stmt in enumerate(tree.body):
+        if not (isinstance(stmt, gast.Assign) and call_name(stmt.value) == "float_argument"
+                and len(stmt.value.args) == 1 and isinstance(stmt.value.args[0], gast.Name)
+                and isinstance(stmt.targets[0], gast.Name)
+                and stmt.targets[0].id == stmt.value.args[0].id in params):
+            tree.body[:i] = kept
+            return params
+        kind = params[stmt.targets[0].id]
+        new = float_kind(kind) if kind is not None else None
+        if new is None or new != kind:
+            params[stmt.targets[0].id] = new
+            kept.append(stmt)
+    tree.body[:len(tree.body)] = kept
+    return params
 
 
 # ---- fills ------------------------------------------------------------------
@@ -182,6 +208,11 @@ class _Rewriter(gast.NodeTransformer):
         if func in ("iterated", "uniterated") and len(args) == 1 + (func == "uniterated") \
                 and self.kinds.of(args[-1]) is not None:
             return args[0]  # an array or a number is not a dict: iterated as it is
+        if func == "cast_like" and len(args) == 2:
+            kg, kx = self.kinds.of(args[0]), self.kinds.of(args[1])
+            if kg is not None and kx is not None and kg == float_kind(kx):
+                return args[0]  # the value already has the kind of its argument
+            return node
         if func == "abs_slope" and len(args) == 1 and is_real(self.kinds.of(args[0])):
             node.func = gast.Attribute(value=gast.Name(id="np", ctx=gast.Load(), annotation=None,
                                                        type_comment=None),
@@ -254,12 +285,16 @@ def _transpose(node):
 
 
 def _scalar_check(stmt, kinds):
-    """``ensure_scalar(v)`` for a `v` of a kind with one entry."""
-    if not (isinstance(stmt, gast.Expr) and call_name(stmt.value) == "ensure_scalar"
-            and len(stmt.value.args) == 1):
+    """``ensure_scalar(v)`` for a `v` of a real, not bool, kind with one
+    entry; ``ensure_real(v)`` for a real `v`."""
+    if not (isinstance(stmt, gast.Expr) and len(stmt.value.args) == 1 and
+            call_name(stmt.value) in ("ensure_scalar", "ensure_real")):
         return False
     kind = kinds.of(stmt.value.args[0])
-    return kind is not None and kind.size == 1
+    if call_name(stmt.value) == "ensure_real":
+        return is_real(kind)
+    return is_real(kind) and kind.size == 1 and kind.box != "bool" and \
+        (kind.python or kind.dtype.kind != "b")
 
 
 def _drop_real_conversions(fdef):

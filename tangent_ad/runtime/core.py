@@ -9,20 +9,22 @@ import numpy as np
 from tangent_ad.errors import NonScalarOutputError
 from tangent_ad.runtime.structures import unindex_container
 
-__all__ = ["ensure_scalar", "unbroadcast", "unreduce", "unreduce_mean", "unindex", "inverse_permutation", "cast_like", "conj_complex", "abs_slope", "dsinc", "digamma"]
+__all__ = ["ensure_scalar", "ensure_real", "unbroadcast", "unreduce", "unreduce_mean", "unindex", "inverse_permutation", "conj_complex", "abs_slope", "dsinc", "digamma"]
 
 
 _ndarray = np.ndarray
-_SCALAR_TYPES = frozenset((float, int, bool, complex, np.float64, np.float32))
+_SCALAR_TYPES = frozenset((float, int, np.float64, np.float32))
 
 
 def ensure_scalar(value):
-    """Raise NonScalarOutputError unless `value` is a scalar (size 1).
+    """Raise NonScalarOutputError unless `value` is a real scalar (size 1,
+    not complex, not a bool).
 
-    A gradient is defined for scalar outputs only; seeding a larger output
-    with 1.0 would silently differentiate its sum.
+    A gradient is defined for real scalar outputs only: seeding a larger
+    output with 1.0 would silently differentiate its sum, a complex one
+    its real part, and a bool has no derivative.
     """
-    if type(value) in _SCALAR_TYPES:  # fast path: a number is a scalar
+    if type(value) in _SCALAR_TYPES:  # fast path: a real number is a scalar
         return
     if isinstance(value, (tuple, list, dict)) and len(value) != 1:
         raise NonScalarOutputError(  # np.size fails on a ragged tuple
@@ -32,6 +34,30 @@ def ensure_scalar(value):
         raise NonScalarOutputError(
             f"grad needs a function with a scalar output, but it returned a "
             f"value of shape {np.shape(value)}")
+    ensure_real(value)
+    if np.asarray(value).dtype.kind == "b":
+        raise NonScalarOutputError(
+            "grad needs a real-valued output, but the function returned a bool, "
+            "which has no derivative",
+            hint="return the number the comparison reads instead, or use "
+                 "tangent_ad.vjp for a function of any output")
+
+
+def ensure_real(value):
+    """Raise NonScalarOutputError if `value` is complex: the output of a
+    gradient's function, or the values it sums (a sum of complex values is
+    complex, the sum of bools a count).
+
+    >>> ensure_real(np.ones(3))
+    """
+    if type(value) is _ndarray and value.dtype.kind != "c" or type(value) in _SCALAR_TYPES:
+        return  # the common cases, decided by two type checks
+    if np.iscomplexobj(value):
+        raise NonScalarOutputError(
+            "grad needs a real-valued output, but the function returned a complex "
+            "value: the gradient of its real part would be silently wrong for it",
+            hint="differentiate a real value (np.real(...), np.abs(...) ** 2), or use "
+                 "tangent_ad.vjp with a cotangent for a holomorphic function")
 
 
 def _like(g, x):
@@ -156,23 +182,6 @@ def inverse_permutation(axes):
     if axes is None:
         return None
     return tuple(int(i) for i in np.argsort([a % len(axes) for a in axes]))
-
-
-def cast_like(g, x):
-    """`g` as an adjoint of `x`: a float for a Python float, else `x`'s dtype.
-
-    A real adjoint of a complex `x` becomes complex; a complex adjoint of
-    a real `x` keeps its real part (the imaginary part has no direction
-    in which `x` can move).
-
-    >>> cast_like(np.array([1.5 + 2j]), np.zeros(1))
-    array([1.5])
-    >>> cast_like(np.ones(2, np.float32), np.zeros(2, np.complex64)).dtype
-    dtype('complex64')
-    """
-    if np.iscomplexobj(g) and not np.iscomplexobj(x):
-        g = np.real(g)
-    return _like(g, x)
 
 
 def conj_complex(g):

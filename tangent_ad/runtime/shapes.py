@@ -2,7 +2,8 @@
 ``unX`` undoes the data movement of ``np.X`` for the adjoint."""
 import numpy as np
 
-from tangent_ad.runtime.core import _like, cast_like
+from tangent_ad.runtime.boundary import cast_like
+from tangent_ad.runtime.core import _like
 
 __all__ = ["r_concat", "c_concat", "unatleast", "unconcatenate", "unstack", "untile", "unrepeat", "unpad", "undiagonal", "undiag", "untake", "untake_along_axis", "unarray", "unsort", "unrollaxis", "linspace_fraction"]
 

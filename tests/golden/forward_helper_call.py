@@ -5,7 +5,7 @@ def jvp_two_layers_dW1_W2(W1, W2, x, dW1, dW2):
     dt2 = dt * 2 * t
     result = np.sum(t2)
     dresult = np.sum(dt2)
-    return result, dresult
+    return result, cast_like(dresult, result)
 
 
 def jvp_layer_dW(W, x, dW):

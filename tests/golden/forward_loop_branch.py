@@ -10,4 +10,4 @@ def jvp_loop_branch_dx(x, n, dx):
             dt2 = dx * np.cos(x)
             x = t2 + 0.3
             dx = dt2
-    return x, dx
+    return x, cast_like(dx, x)

@@ -1,4 +1,6 @@
 def dloop_branch_dx(x, n, bresult=1.0):
+    x = float_argument(x)
+    x_arg = x
     stack = []
     for i in range(n):
         if x > 0.5:
@@ -21,4 +23,4 @@ def dloop_branch_dx(x, n, bresult=1.0):
             # Grad of: x = np.sin(x) + 0.3
             x = stack.pop()
             bx = bx * np.cos(x)
-    return bx
+    return cast_like(bx, x_arg)

@@ -1,9 +1,13 @@
 def dmlp_dW1_b1_W2(W1, b1, W2, x, y, bresult=1.0):
+    W1 = float_argument(W1)
+    b1 = float_argument(b1)
+    W2 = float_argument(W2)
     t = x @ W1
     t2 = t + b1
     h = np.tanh(t2)
     out = h @ W2
     t3 = out - y
+    ensure_real(t3)
     # Grad of: return np.mean((out - y) ** 2)
     bt4 = np.full_like(t3, bresult / np.size(t3))
     bt3 = bt4 * 2 * t3
@@ -16,4 +20,4 @@ def dmlp_dW1_b1_W2(W1, b1, W2, x, y, bresult=1.0):
     bt = unbroadcast(bt2, t)
     bb1 = unbroadcast(bt2, b1)
     bW1 = grad_matmul_rhs(bt, x, W1)
-    return bW1, bb1, bW2
+    return cast_like(bW1, W1), cast_like(bb1, b1), cast_like(bW2, W2)

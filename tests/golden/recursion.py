@@ -1,9 +1,10 @@
 def duse_power_dx(x, bresult=1.0):
+    x = float_argument(x)
     result, back_result = pullback_power_dx(x, 3)
     ensure_scalar(result)
     # Grad of: return power(x, 3)
     bx = back_result(bresult)
-    return bx
+    return cast_like(bx, x)
 
 
 def pullback_power_dx(x, n):

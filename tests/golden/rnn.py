@@ -1,4 +1,5 @@
 def drnn_dW(W, xs, h, bresult=1.0):
+    W = float_argument(W)
     stack = []
     t2 = None
     for t in range(len(xs)):
@@ -8,6 +9,7 @@ def drnn_dW(W, xs, h, bresult=1.0):
         t4 = t2 + t3
         stack.append(h)
         h = np.tanh(t4)
+    ensure_real(h)
     # Grad of: return np.sum(h)
     bh = np.full_like(h, bresult)
     # Grad of: for t in range(len(xs))
@@ -20,4 +22,4 @@ def drnn_dW(W, xs, h, bresult=1.0):
         bW = bW + grad_matmul_lhs(bt2, W, h)
         bh = grad_matmul_rhs(bt2, W, h)
         t2 = stack.pop()
-    return bW
+    return cast_like(bW, W)

@@ -1,0 +1,154 @@
+"""What a generated derivative does at its boundary: arguments in, results out.
+
+A gradient has its argument's type, structure, shape and dtype, always: a
+float32 array gets a float32 gradient even where it met a float64
+constant, a tuple a tuple, a (1,)-shaped array a (1,)-shaped array. The
+rules inside a derivative need not know this: the generated function
+casts its results once, where it returns (``return cast_like(bx, x)``),
+the way JAX casts a cotangent back to its input's dtype. An integer
+argument is a point of the real line: it enters as float64
+(``x = float_argument(x)``), so that no adjoint is truncated to an
+integer on the way. A bool has no derivative and is refused.
+"""
+import numpy as np
+
+from tangent_ad.errors import InternalError, NonDifferentiableArgumentError
+
+__all__ = ["cast_like", "float_argument"]
+
+_ndarray = np.ndarray
+
+
+def float_argument(x):
+    """The argument `x` of a derivative as a point where it is taken: a
+    Python int becomes a float and an integer array (or NumPy integer) a
+    float64 one, in containers too; a bool is refused.
+
+    >>> float_argument(np.array([1, 2]))
+    array([1., 2.])
+    >>> float_argument({"w": np.ones(2, np.float32), "n": 3})["n"]
+    3
+    """
+    kind = type(x)
+    if kind is float or kind is _ndarray and x.dtype.kind in "fc":
+        return x  # the common case, decided by two type checks
+    if kind is bool or isinstance(x, np.bool_) or kind is _ndarray and x.dtype.kind == "b":
+        raise NonDifferentiableArgumentError(
+            f"cannot differentiate with respect to a bool argument ({_describe(x)}): "
+            "a bool has no derivative")
+    if kind is int:
+        return float(x)
+    if isinstance(x, np.integer) or kind is _ndarray and x.dtype.kind in "iu":
+        return np.asarray(x, np.float64)[()] if kind is not _ndarray else x.astype(np.float64)
+    return _float_items(x)
+
+
+def _float_items(x):
+    """Integer arrays inside containers become float64; Python numbers,
+    bools, strings and the rest inside them keep their value."""
+    if type(x) is _ndarray and x.dtype.kind in "iu":
+        return x.astype(np.float64)
+    if isinstance(x, dict):
+        return type(x)((k, _float_items(v)) for k, v in x.items())
+    if isinstance(x, (tuple, list)):
+        return _rebuild(x, [_float_items(v) for v in x])
+    return x
+
+
+def _describe(x):
+    if isinstance(x, _ndarray):
+        return f"an array of dtype {x.dtype}"
+    return type(x).__name__
+
+
+def cast_like(g, x):
+    """The derivative `g` of the value `x` in `x`'s type, structure, shape
+    and dtype: a float for a Python number, an array of `x`'s shape and
+    dtype (float64 for an integer `x`) for an array, a tuple for a tuple,
+    a dict for a dict. A complex `g` of a real `x` keeps its real part (the
+    imaginary part has no direction in which `x` can move); a real `g` of
+    a complex `x` becomes complex.
+
+    >>> cast_like(np.ones(2), np.zeros(2, np.float32)).dtype
+    dtype('float32')
+    >>> cast_like([np.ones(2), 2.0], (np.zeros(2), 1.0))
+    (array([1., 1.]), 2.0)
+    >>> cast_like(np.array([1.5 + 2j]), np.zeros(1))
+    array([1.5])
+    >>> cast_like(np.array([3.0]), [1.0])
+    [3.0]
+    """
+    kind = type(x)
+    if kind is _ndarray:
+        if type(g) is _ndarray and g.dtype is x.dtype and g.shape == x.shape and \
+                x.dtype.kind in "fc":
+            return g  # the common case, decided by four checks
+        return _array_like(g, x)
+    if kind is float:
+        return g if type(g) is float else float(_real_number(g))
+    if isinstance(x, dict):
+        g = g if isinstance(g, dict) else {}
+        return type(x)((k, cast_like(g.get(k), v)) for k, v in x.items())
+    if isinstance(x, (tuple, list)):
+        items = [None] * len(x) if g is None else list(g)
+        if len(items) != len(x):
+            raise InternalError(f"a derivative of {len(items)} entries came out for a "
+                                f"{type(x).__name__} of {len(x)}")
+        return _rebuild(x, [cast_like(gi, xi) for gi, xi in zip(items, x)])
+    if kind is int:
+        return 0.0 if g is None else float(_real_number(g))
+    if kind is complex:
+        return 0j if g is None else complex(np.asarray(g).reshape(()))
+    if isinstance(x, np.generic) and x.dtype.kind in "biufc":
+        return _array_like(g, x)[()]
+    return g  # not a number (a string, None, a function...): as it came
+
+
+def _array_like(g, x):
+    dtype = x.dtype if x.dtype.kind in "fc" else np.dtype(np.float64)
+    if g is None:
+        return np.zeros(np.shape(x), dtype)
+    if isinstance(g, (list, tuple)) and any(isinstance(v, (list, tuple)) for v in g):
+        g = [np.asarray(_numbers(v)) for v in g]  # rows of nested lists
+    a = np.asarray(g)
+    if a.dtype.kind == "O":
+        a = np.asarray(a.tolist())
+    if a.dtype.kind == "c" and dtype.kind != "c":
+        a = a.real
+    if a.shape != x.shape:
+        # only axes of length 1 may differ: a reshape that moves entries
+        # would hide a wrong derivative
+        if a.size == np.size(x) and _squeezed(a.shape) == _squeezed(x.shape):
+            a = a.reshape(x.shape)
+        elif a.size == 1:
+            a = np.full(x.shape, a.reshape(()))
+        else:
+            raise InternalError(f"a derivative of shape {a.shape} came out for a value "
+                                f"of shape {x.shape}")
+    return a.astype(dtype, copy=False)
+
+
+def _squeezed(shape):
+    return tuple(n for n in shape if n != 1)
+
+
+def _numbers(v):
+    return [_numbers(i) for i in v] if isinstance(v, (list, tuple)) else v
+
+
+def _real_number(g):
+    """`g` (a number or a one-entry array) as one real NumPy value."""
+    if g is None:
+        return 0.0
+    a = np.asarray(g)
+    if a.size != 1:
+        raise InternalError(f"a derivative of shape {a.shape} came out for a number")
+    a = a.reshape(())
+    return a.real if a.dtype.kind == "c" else a
+
+
+def _rebuild(like, items):
+    """A tuple, list or named tuple of `like`'s type."""
+    if hasattr(like, "_fields"):
+        return type(like)(*items)
+    return type(like)(items)
