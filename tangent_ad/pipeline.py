@@ -14,9 +14,13 @@ from tangent_ad.analysis import activity
 from tangent_ad.context import Context
 from tangent_ad.errors import InternalError, TangentADError, UnsupportedSyntaxError
 from tangent_ad.frontend import exits, normalize, resolve, source, validate
+from tangent_ad.limits import rounds
 from tangent_ad.live import Dependencies
 from tangent_ad.optimize import fixed_point
 
+# Functions of one unit (each round generates at least one): a call graph
+# that keeps growing, say a helper passing a new lambda to itself, stops here.
+MAX_FUNCTIONS = 256
 FRONTEND = (validate, resolve, normalize, exits, activity)
 # mode -> (differentiating stage, kind of the requested function, of its callees)
 MODES = {"reverse": (reverse, "gradient", "pullback"),
@@ -54,7 +58,9 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
                               preserve_result=preserve_result, **options)
         texts, namespace, contexts = [], dict(ctx.namespace), [ctx]
         defines = [tree.name]
-        while len(done) < len(calls):
+        for _ in rounds("the set of called functions to differentiate", MAX_FUNCTIONS):
+            if len(done) >= len(calls):
+                break
             for key in [k for k in calls if k not in done]:
                 done.add(key)
                 callee_tree, callee = _generate(key[0], key[1], callee_kind, calls,

@@ -28,12 +28,36 @@ def check_optimizer_keeps_values(case, seed=5):
 
 
 def check_all_modes(func, args, wrt=(0,)):
-    """Reverse mode (grad), forward mode (jvp) and second order (hvp), each
-    optimized and not, against central differences."""
+    """Check reverse (``grad``), forward (``jvp``) and second-order (``hvp``)
+    derivatives of `func` at `args`, optimized and not, against central
+    differences (``hvp`` against differences of the gradient, itself
+    checked first). Each derivative is called three times, so that the
+    copy staged for the arguments' kinds (``optimize/staging.py``) is
+    checked as well as the general one."""
+    wrt = tuple(wrt)
     for optimized in (True, False):
-        check_grads(func, tad.grad(func, wrt=wrt, optimized=optimized), args, wrt=wrt)
-        check_jvp(func, tad.jvp(func, wrt=wrt, optimized=optimized), args, wrt=wrt)
-        for k in wrt:
-            gradient = tad.grad(func, wrt=(k,))
-            product = tad.hvp(func, wrt=k, optimized=optimized)
-            check_jvp(gradient, lambda *a: (gradient(*a[:-1]), product(*a)), args, wrt=(k,))
+        check_grads(func, _thrice(tad.grad(func, wrt=wrt, optimized=optimized)),
+                    args, wrt=wrt)
+        check_jvp(func, _thrice(tad.jvp(func, wrt=wrt, optimized=optimized)), args, wrt=wrt)
+        for n in wrt:
+            gradient = tad.grad(func, wrt=n, optimized=optimized)
+            product = _thrice(tad.hvp(func, wrt=n, optimized=optimized))
+            check_jvp(gradient, lambda *a: (gradient(*a[:-1]), product(*a)),
+                      args, wrt=(n,))
+
+
+def _thrice(derivative):
+    """`derivative`, called three times per call: the results must agree."""
+    def call(*args):
+        results = [derivative(*args) for _ in range(3)]
+        for other in results[1:]:
+            for a, b in zip(_flat(results[0]), _flat(other)):
+                np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+        return results[-1]
+    return call
+
+
+def _flat(value):
+    if isinstance(value, (tuple, list)):
+        return [leaf for item in value for leaf in _flat(item)]
+    return [value]

@@ -1,9 +1,12 @@
 """The control-flow graph and the analyses of the generic worklist solver."""
+import itertools
 import textwrap
 
 import gast
+import pytest
 
 from tangent_ad.analysis import cfg, dataflow
+from tangent_ad.errors import InternalError
 
 
 def _graph(source):
@@ -84,3 +87,12 @@ def test_activity_through_a_loop():
     _, graph = _graph(LOOP)
     active = dataflow.activity(graph, ["x"], lambda node: True)
     assert {"x", "s"} <= active and "n" not in active
+
+
+def test_a_worklist_that_never_settles_raises_an_internal_error_naming_it():
+    # a transfer that is not monotone (each visit a new fact) would loop
+    # forever; the solver's bound turns that into an InternalError
+    _, graph = _graph(LOOP)
+    counter = itertools.count()
+    with pytest.raises(InternalError, match="dataflow worklist"):
+        dataflow.solve(graph, lambda node, facts: {next(counter)}, forward=True)

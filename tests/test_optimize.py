@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import tangent_ad as tad
+from corpus import check_all_modes
 from tangent_ad import emit, runtime
 from tangent_ad.optimize import dce, fixed_point, kinds, simplify, specialize, staging
 from tangent_ad.optimize.kinds import Kind, Kinds, kind_of
@@ -620,3 +621,23 @@ def test_loop_carried_value_that_changes_shape():
     x = np.ones(3)
     dx, dy = tad.grad(_loop_changes_shape, wrt=(0, 1))(x, np.ones(3))
     assert np.allclose(dx, 1.0) and np.allclose(dy, 3.0)
+
+
+def _rebinds_its_parameter(v, s):
+    if np.sum(v) > 0.0:
+        v = (np.tanh(v) + s) * 2.0
+        return np.sum(v)
+    return 1.0
+
+
+def _calls_it(u):
+    return _rebinds_its_parameter(u, u * 0.5)
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_a_shape_is_read_only_from_a_name_bound_once(sign):
+    # `v = t2 * 2.0` was v's only assignment, but v is also a parameter:
+    # `zeros_like(v)` on the path where v keeps its value was rewritten to
+    # `zeros_like(t2)`, a temporary of the other branch (NameError "free
+    # variable 't2'", or a hang when the two names were each other's source)
+    check_all_modes(_calls_it, (sign * np.array([0.3, 0.4]),))

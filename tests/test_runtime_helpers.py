@@ -11,8 +11,9 @@ import doctest
 import numpy as np
 import pytest
 
+import tangent_ad as tad
 from tangent_ad import runtime
-from tangent_ad.testing import check_jvp, numerical_grad
+from tangent_ad.testing import check_grads, check_jvp, numerical_grad
 
 
 @pytest.mark.parametrize("module", runtime.MODULES, ids=lambda m: m.__name__)
@@ -200,3 +201,14 @@ def test_unreduce_of_a_scalar_adjoint_of_a_size_one_reduction(shape, axis, kept)
     np.testing.assert_array_equal(runtime.unreduce_var(2.0, x, axis),
                                   2.0 * 2.0 * (x - np.mean(x, axis, keepdims=True))
                                   / (x.size // np.prod(kept)))
+
+
+def test_unreduce_of_a_0d_sum_along_axis_0():
+    # NumPy lets np.sum(a, axis=0) take a 0-d `a` (it returns `a`); the
+    # adjoint spread it with `axis % ndim`: ZeroDivisionError
+    def twice(x):
+        s = np.sum(x, axis=0)
+        return np.sum(s * s, axis=0)
+
+    check_grads(twice, tad.grad(twice), (np.array([0.3, -0.2, 0.5]),))
+    assert runtime.unreduce(2.0, np.float64(3.0), axis=0) == 2.0

@@ -14,6 +14,8 @@ Results are plain dicts keyed by CFG node; nothing is stored on the tree.
 """
 import collections
 
+from tangent_ad.limits import rounds
+
 
 def solve(graph, transfer, *, forward, start=frozenset()):
     """Fixed point of `transfer(node, incoming) -> outgoing` over `graph`.
@@ -24,6 +26,11 @@ def solve(graph, transfer, *, forward, start=frozenset()):
     A node with a single predecessor (in the direction of flow) shares
     that predecessor's frozenset rather than copying it: in straight-line
     code, which is most of a derivative, no set is built twice.
+
+    The facts of a node only grow (`transfer` is monotone), each change
+    queues its successors once, so the worklist empties within
+    ``nodes + edges * (facts + 2)`` steps; past that, `rounds` raises
+    rather than loop.
     """
     nodes = [graph.entry] + graph.nodes + [graph.exit]
     into = {n: frozenset() for n in nodes}
@@ -32,7 +39,11 @@ def solve(graph, transfer, *, forward, start=frozenset()):
     work = collections.deque(nodes if forward else reversed(nodes))
     queued = set(work)
     empty = frozenset()
-    while work:
+    edges = sum(len(n.next) for n in nodes)
+    universe = len(start) + sum(len(n.defs) + len(n.uses) + len(n.sources) for n in nodes)
+    for _ in rounds("the dataflow worklist", len(nodes) + edges * (universe + 2)):
+        if not work:
+            break
         node = work.popleft()
         queued.discard(node)
         sources = node.prev if forward else node.next

@@ -21,6 +21,7 @@ statement is counted in ``ctx.rewrites`` (for the fixed point of
 import gast
 
 from tangent_ad.analysis import cfg, dataflow
+from tangent_ad.limits import rounds
 from tangent_ad.nodes import STACK, is_comment, is_pop, is_push
 
 
@@ -54,7 +55,9 @@ def _eliminate(fdef, pairs, dead_pushes, live_pops):
     live_pops = set(live_pops)
     graph = cfg.build(fdef)
     push_uses = {node: node.uses for node in graph.nodes if is_push(node.stmt)}
-    while True:
+    pops = sum(isinstance(n.stmt, gast.Assign) and is_pop(n.stmt.value) for n in graph.nodes)
+    # each round that does not stop adds one of the pops to `live_pops`
+    for _ in rounds("dead-code elimination (saves)", pops + 2):
         for node, uses in push_uses.items():
             pop = pop_of.get(id(node.stmt))
             node.uses = frozenset({STACK}) if pop is not None and pop not in live_pops \

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import gast
 import numpy as np
 
+from tangent_ad.limits import rounds
 from tangent_ad.nodes import walk
 from tangent_ad.optimize.bindings import Part, bindings, dotted, placeholders
 
@@ -132,13 +133,16 @@ class Kinds:
                 self.backs[name] = value.call if name not in self.backs else None
         self.names = {name: BOTTOM for name, _ in assigned}
         self.names.update(params)
-        changed = True
-        while changed:
+        # each name only rises, BOTTOM -> a kind -> None: at most two
+        # changes per name before nothing changes
+        for _ in rounds("the kinds analysis (staging)", 2 * len(assigned) + 2):
             changed = False
             for name, value in assigned:
                 new = _join(self.names[name], self.of(value))
                 if new != self.names[name]:
                     self.names[name], changed = new, True
+            if not changed:
+                break
         self.names = {k: (None if v == BOTTOM else v) for k, v in self.names.items()}
 
     def is_placeholder(self, node):

@@ -9,8 +9,10 @@ equalities but never invents one.
 """
 import gast
 
-from tangent_ad.nodes import statements
 import numpy as np
+
+from tangent_ad.limits import rounds
+from tangent_ad.nodes import statements
 
 SCALAR = "<scalar>"
 
@@ -33,7 +35,8 @@ class ShapeClasses:
         adjoints = {adjoint for _, adjoint in pairs}
         defs = _definitions(tree, adjoints)
         unstable = set()
-        while True:
+        # each round that does not stop makes a defined name unstable
+        for _ in rounds("the shape classes", len(defs) + 2):
             self.parent, self.joined = {}, set()
             for primal, adjoint in pairs:
                 if primal not in unstable:

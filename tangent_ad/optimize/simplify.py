@@ -25,7 +25,7 @@ import operator
 import gast
 import numpy as np
 
-from tangent_ad.nodes import call_name, statements
+from tangent_ad.nodes import call_name, statements, walk
 from tangent_ad.optimize.shapes import ShapeClasses
 
 _FOLD = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
@@ -42,27 +42,32 @@ def run(tree, ctx):
     """Return `tree` with the rewrites above applied once everywhere."""
     assigns = [n for n in statements(tree) if isinstance(n, gast.Assign)]
     shapes = ShapeClasses(tree, ctx, assigns)
-    simplifier = _Simplifier(shapes, _shape_sources(assigns))
+    simplifier = _Simplifier(shapes, _shape_sources(tree, assigns))
     tree = simplifier.visit(tree)
     if ctx is not None:
         ctx.count_rewrites(simplifier.rewrites)
     return tree
 
 
-def _shape_sources(assigns):
+def _shape_sources(tree, assigns):
     """name -> an earlier name with the same shape and dtype, for names
     assigned once from an elementwise operation on that name and Python
     numbers (``t2 = t * 2.0``, ``t = np.tanh(x)``). Reading the shape from
-    the earlier name lets the later one die when nothing else needs it."""
-    counts, defs = {}, {}
+    the earlier name lets the later one die when nothing else needs it.
+
+    Both names must be bound exactly once in the whole tree (a parameter,
+    a loop target or a restore from the stack counts as a binding): a
+    rebound source may have another shape where the read is, and a
+    parameter rebound from its own temporary (``t = np.tanh(v)`` then
+    ``v = 1.5 + t``) would make the two names each other's source."""
+    counts = _bindings(tree)
+    defs = {}
     for node in assigns:
         if len(node.targets) == 1 and isinstance(node.targets[0], gast.Name):
-            name = node.targets[0].id
-            counts[name] = counts.get(name, 0) + 1
-            defs[name] = node.value
+            defs[node.targets[0].id] = node.value
     sources = {}
     for name, value in defs.items():
-        if counts[name] != 1:
+        if counts.get(name, 0) != 1:
             continue
         operands = None
         if isinstance(value, gast.BinOp) and not isinstance(value.op, gast.MatMult):
@@ -75,9 +80,20 @@ def _shape_sources(assigns):
         if operands is None:
             continue
         names = [o for o in operands if isinstance(o, gast.Name)]
-        if len(names) == 1 and all(o is names[0] or _number(o) for o in operands):
+        if len(names) == 1 and all(o is names[0] or _number(o) for o in operands) \
+                and counts.get(names[0].id, 0) <= 1:
             sources[name] = names[0].id
     return sources
+
+
+def _bindings(tree):
+    """{name: how many times it is bound} over `tree`, nested functions
+    included (their names may be the enclosing function's, nonlocal)."""
+    counts = {}
+    for node in walk(tree):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Param)):
+            counts[node.id] = counts.get(node.id, 0) + 1
+    return counts
 
 
 def _float_preserving_ufunc(func):
@@ -134,7 +150,10 @@ class _Simplifier:
         return new
 
     def _shape_source(self, node):
-        while isinstance(node, gast.Name) and node.id in self.shape_sources:
+        seen = set()
+        while isinstance(node, gast.Name) and node.id in self.shape_sources \
+                and node.id not in seen:
+            seen.add(node.id)
             node = gast.Name(id=self.shape_sources[node.id], ctx=gast.Load(),
                              annotation=None, type_comment=None)
         return node

@@ -127,7 +127,7 @@ def unreduce(g, x, axis=None, keepdims=False):
            [2., 2., 2.]])
     """
     shape = np.shape(x)
-    if axis is not None and not keepdims:
+    if axis is not None and not keepdims and shape:  # NumPy lets a 0-d sum take axis=0
         g = _keep_dims(g, shape, _axes(axis, len(shape)))
     return _like(np.broadcast_to(g, shape), x)
 
