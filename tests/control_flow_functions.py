@@ -172,6 +172,149 @@ def _count(rng):
     return int(rng.integers(0, 6))
 
 
+
+# ---- exits nested in branches, rebound operands (issues 19, 20) -----------
+
+def positive_tail(v):
+    if np.sum(v) > 0.0:
+        v = 1.5 + np.tanh(v)  # v's temporary is read from v: no cycle
+        return np.sum(v)
+    return 1.0
+
+
+def early_return_in_helper(u):
+    return positive_tail(u)
+
+
+def loop_over_rebound_rows(x):
+    out = 0.0
+    for row in x:  # the rows of x as it was before the loop
+        x = x * 0.5
+        out = out + np.sum(row * row)
+    return out + np.sum(x)
+
+
+def enumerate_rebound(x, w):
+    out = 0.0
+    for i, row in enumerate(x):
+        x = x * w
+        out = out + np.sum(np.sin(row) * x[i])
+    return out
+
+
+def zip_rebound(x, y):
+    out = 0.0
+    for a, b in zip(x, y):
+        x, y = y * 0.5, x * 3.0
+        out = out + np.sum(a * b) + np.sum(x * y)
+    return out
+
+
+def conditional_expression_rebinding(x):
+    x = x * x if np.sum(x) > 0 else x
+    return np.sum(x)
+
+
+def return_nested_in_two_ifs(x, n):
+    for i in range(n):
+        x = x * 1.3
+        if np.sum(x) > 0:
+            x = np.sin(x)
+            if np.sum(x) > 1:
+                return np.sum(x * x)
+            x = x + 0.2
+    return np.sum(x)
+
+
+def two_returns_in_a_loop(x, n):
+    for i in range(n):
+        if np.sum(x) > 2:
+            return np.sum(x * x)
+        x = x * 1.5
+        if np.sum(x) < -2:
+            return np.sum(np.sin(x))
+        x = x + 0.1
+    return np.sum(x)
+
+
+def break_nested_then_more(x, n):
+    s = 0.0
+    for i in range(n):
+        if np.sum(x) > 0:
+            if np.sum(x) > 3:
+                break
+            x = x * 1.5
+        s = s + np.sum(np.sin(x))
+        x = x + 0.5
+    return s
+
+
+def continue_nested_then_more(x, n):
+    s = 0.0
+    for i in range(n):
+        x = x * 1.1
+        if i % 2 == 0:
+            if np.sum(x) > 0:
+                continue
+            x = x - 0.3
+        s = s + np.sum(x * x)
+    return s
+
+
+def exits_of_every_kind(x, n):
+    s = 0.0
+    i = 0
+    while i < n:
+        i = i + 1
+        if np.sum(x) > 0:
+            if np.sum(x) > 4:
+                break
+            if i == 2:
+                continue
+            x = x * 1.4
+        elif np.sum(x) < -3:
+            return s + np.sum(x)
+        s = s + np.sum(np.tanh(x))
+        x = x + 0.3
+    return s
+
+
+def return_nested_then_more(x):
+    if np.sum(x) > 0:
+        y = x * 3.0
+        if np.sum(y) > 1:
+            return np.sum(y * y)
+        x = np.cos(y)
+    z = x * 2.0
+    return np.sum(z)
+
+
+_VECTORS = [np.array(v) for v in ([0.3, 0.4], [-0.3, 0.1], [-2.0, -1.8], [1.5, 2.0],
+                                  [0.1, -0.05])]
+_WITH_COUNTS = [(v, n) for v in _VECTORS for n in (0, 1, 3, 6)]
+
+# name -> (function, list of argument tuples, wrt): checked in every mode
+# (grad, jvp, hvp; optimized or not) by tests/test_control_flow.py; the
+# arguments take every branch and exit
+ALL_MODES = {
+    "early_return_in_helper": (early_return_in_helper, [(v,) for v in _VECTORS], (0,)),
+    "loop_over_rebound_rows": (loop_over_rebound_rows, [
+        (np.array([[1.0, 2.0], [3.0, 4.0], [0.5, 0.2]]),), (np.zeros((0, 2)),)], (0,)),
+    "enumerate_rebound": (enumerate_rebound, [
+        (np.array([[0.3, -0.2], [0.5, 0.1], [0.4, 0.9]]), 0.7)], (0, 1)),
+    "zip_rebound": (zip_rebound, [(np.array([0.3, -0.2, 0.5]), np.array([0.5, 0.1, 0.4]))],
+                    (0, 1)),
+    "conditional_expression_rebinding": (conditional_expression_rebinding,
+                                         [(np.array([0.5, 0.9]),), (np.array([-0.5, 0.1]),)],
+                                         (0,)),
+    "return_nested_in_two_ifs": (return_nested_in_two_ifs, _WITH_COUNTS, (0,)),
+    "two_returns_in_a_loop": (two_returns_in_a_loop, _WITH_COUNTS, (0,)),
+    "break_nested_then_more": (break_nested_then_more, _WITH_COUNTS, (0,)),
+    "continue_nested_then_more": (continue_nested_then_more, _WITH_COUNTS, (0,)),
+    "exits_of_every_kind": (exits_of_every_kind, _WITH_COUNTS, (0,)),
+    "return_nested_then_more": (return_nested_then_more, [(v,) for v in _VECTORS], (0,)),
+}
+
 CASES = {
     "loop_branch": (loop_branch, lambda r: (_scalar(r), _count(r)), (0,)),
     "if_elif_else": (if_elif_else, lambda r: (float(r.uniform(-2, 2)),), (0,)),

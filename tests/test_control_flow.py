@@ -1,11 +1,14 @@
 """Branches and loops: gradients against finite differences, loops kept as loops."""
+import contextlib
+import signal
+
 import numpy as np
 import pytest
 
 import tangent_ad as tad
-from control_flow_functions import CASES, loop_branch
-from corpus import check_against_finite_differences, check_all_modes, \
-    check_optimizer_keeps_values
+from control_flow_functions import ALL_MODES, CASES, loop_branch
+from corpus import (check_against_finite_differences, check_all_modes,
+                    check_optimizer_keeps_values)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -236,3 +239,70 @@ def test_loop_over_a_rebound_array_reads_the_original_rows():
     # rows of the original x: 2 x; plus sum(x / 4): 0.25
     np.testing.assert_allclose(tad.grad(loop_rebinding_what_it_iterates)(x), 2 * x + 0.25)
     check_all_modes(loop_rebinding_what_it_iterates, (x,))
+
+
+@pytest.mark.parametrize("name", sorted(ALL_MODES))
+def test_every_mode_matches_finite_differences(name):
+    func, arguments, wrt = ALL_MODES[name]
+    with _within(300):
+        for args in arguments:
+            check_all_modes(func, args, wrt)
+
+
+@contextlib.contextmanager
+def _within(seconds):
+    """Fail, rather than hang, when the block takes over `seconds`."""
+    def timeout(signum, frame):
+        raise TimeoutError(f"not done in {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, timeout)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_an_early_return_in_a_helper_transforms_in_bounded_time():
+    # issue 19: this used to hang in the simplifier (two names each other's
+    # shape source); the alarm makes a regression fail instead of hang
+    from control_flow_functions import early_return_in_helper
+
+    with _within(60):
+        df = tad.grad(early_return_in_helper)
+    # d/dv sum(1.5 + tanh(v)) = 1 - tanh(v)**2 where sum(v) > 0
+    v = np.array([0.3, 0.4])
+    np.testing.assert_allclose(df(v), 1.0 - np.tanh(v) ** 2, rtol=1e-12)
+    np.testing.assert_array_equal(df(-v), np.zeros(2))
+
+
+def test_a_nested_exit_followed_by_statements_reads_as_a_flag():
+    from control_flow_functions import break_nested_then_more
+    source = tad.show_source(tad.grad(break_nested_then_more))
+    assert "breaking = True" in source
+    assert "if breaking:" in source
+
+
+USE_V = False  # a module constant that switches a branch off
+
+
+def v_switched_off(x, v):
+    s = np.sum(x * x)
+    if USE_V:
+        u = v * v
+    if USE_V:
+        s = s + np.sum(u)
+    return s
+
+
+def test_a_wrt_argument_that_does_not_reach_the_output_gets_zeros():
+    # u is assigned only in a branch that does not run: the zero adjoint
+    # of u on that path used to read u (UnboundLocalError)
+    x, v = np.array([0.3, 0.4]), np.array([0.5, -0.2, 0.1], dtype=np.float32)
+    check_all_modes(v_switched_off, (x, v), wrt=(1,))
+    check_all_modes(v_switched_off, (x, v), wrt=(0, 1))
+    gradient = tad.grad(v_switched_off, wrt="v")(x, v)
+    assert gradient.shape == v.shape and gradient.dtype == v.dtype
+    assert not gradient.any()
+    np.testing.assert_array_equal(tad.hvp(v_switched_off, wrt="v")(x, v, v), np.zeros(3))

@@ -74,15 +74,6 @@ UNSUPPORTED = [
                 return x
             y = x
         """, "y = x"),
-    ("break nested in a condition", """
-        def f(x):
-            for i in range(3):
-                if x > 0:
-                    if x > 1:
-                        break
-                x = x * 2
-            return x
-        """, "if x > 0:"),
     ("generator expression", """
         def f(x):
             return sum(v for v in x)

@@ -15,8 +15,10 @@ An adjoint with no contribution yet is *undefined* rather than zero: the
 first contribution defines it (``bx = ...``), later ones accumulate
 (``bx = bx + ...``). After the adjoint of ``x = ...`` the adjoint of the
 older ``x`` starts undefined again. Where control flow joins, an adjoint
-defined on one path only is set to zeros on the other, and a loop's
-adjoint starts with every adjoint its body accumulates into defined.
+defined on one path only is set to zeros on the other (of the primal
+value, set to None before the primal sweep when it may not exist there),
+and a loop's adjoint starts with every adjoint its body accumulates into
+defined.
 """
 import gast
 
@@ -56,6 +58,7 @@ class _Reverse:
         return None
 
     def zeros(self, var):
+        self.zeroed.add(var)
         return assign(self.namer.adjoint(var), call("zeros_like", name(var)))
 
     def build(self):
@@ -66,8 +69,7 @@ class _Reverse:
         self.pullbacks = calls.rewrite_calls(body[:-1], self.ctx, self.active)
         self.structured = _maybe_containers(body, self.ctx)
         primal, self.plan = saving.primal_sweep(body[:-1], self.ctx, params)
-        preamble = [assign(STACK, gast.List(elts=[], ctx=gast.Load()))]
-        preamble += [assign(v, const(None)) for v in sorted(self.plan.undefined)]
+        self.zeroed = set()  # primal names the adjoint sweep takes zeros_like of
         checks, seed, defined = [], [], set()
         pullback = self.ctx.kind == "pullback"
         vjp = self.ctx.kind == "vjp"  # any output, its cotangent given: no check
@@ -86,6 +88,13 @@ class _Reverse:
             checks.append(assign(value, returned))
             returned = name(value)
         adjoint, defined = self.block(body[:-1], defined)
+        # a name assigned only in a branch has no value where the branch did
+        # not run; the zeros of its adjoint on that path need one (None)
+        surely = set(params) | {t for stmt in body[:-1] if isinstance(stmt, gast.Assign)
+                                for t in saving.writes_in([stmt])}
+        preamble = [assign(STACK, gast.List(elts=[], ctx=gast.Load()))]
+        preamble += [assign(v, const(None)) for v in
+                     sorted(self.plan.undefined | (self.zeroed - surely))]
         results = []
         for param in self.ctx.wrt:
             if param not in defined:

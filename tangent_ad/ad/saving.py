@@ -31,7 +31,7 @@ class Plan:
     """What the primal sweep saved, for the adjoint sweep to restore."""
 
     saved: dict = field(default_factory=dict)      # core Assign -> [(name, push)]
-    decisions: dict = field(default_factory=dict)  # core If -> (True push, False push)
+    decisions: dict = field(default_factory=dict)  # core If -> its pushes of True/False
     counters: dict = field(default_factory=dict)   # core loop -> counter name
     checkpointed: dict = field(default_factory=dict)  # core loop -> Segments
     undefined: set = field(default_factory=set)    # names pushed before any value
@@ -97,10 +97,10 @@ class _Sweep:
             self.plan.undefined.update(t for t in targets if t not in self.params)
             return [s for _, s in saves] + [stmt]
         if isinstance(stmt, gast.If):
-            taken, skipped = push(const(True)), push(const(False))
-            self.plan.decisions[stmt] = (taken, skipped)
-            body = _before_break(self.block(stmt.body, depth), taken)
-            orelse = _before_break(self.block(stmt.orelse, depth), skipped)
+            pushes = []
+            body = _record_branch(self.block(stmt.body, depth), True, pushes)
+            orelse = _record_branch(self.block(stmt.orelse, depth), False, pushes)
+            self.plan.decisions[stmt] = pushes
             return [gast.If(test=stmt.test, body=body, orelse=orelse)]
         if checkpointing.is_checkpointed(stmt, self.ctx):
             return checkpointing.forward(stmt, self, depth, self.defined)
@@ -122,11 +122,30 @@ def _target_names(stmt):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)]
 
 
-def _before_break(block, stmt):
-    """Append `stmt` to `block`, but before a final `break`."""
-    if block and isinstance(block[-1], gast.Break):
-        return block[:-1] + [stmt, block[-1]]
-    return block + [stmt]
+def _record_branch(block, taken, pushes):
+    """`block` (a branch of an ``if``) recording that it ran: a push of
+    `taken` on every way out of it, at its end and before each ``break``
+    or ``continue`` nested in its own ``if`` statements, since such an exit skips
+    the end (the push of an inner ``if`` comes first, so the adjoint pops
+    the outer decision first). Each push made is added to `pushes`."""
+    def record():
+        pushes.append(push(const(taken)))
+        return pushes[-1]
+
+    def before_exits(stmts):
+        out = []
+        for stmt in stmts:
+            if isinstance(stmt, (gast.Break, gast.Continue)):
+                out.append(record())
+            elif isinstance(stmt, gast.If):
+                stmt.body, stmt.orelse = before_exits(stmt.body), before_exits(stmt.orelse)
+            out.append(stmt)
+        return out
+
+    block = before_exits(block)
+    if block and isinstance(block[-1], (gast.Break, gast.Continue)):
+        return block
+    return block + [record()]
 
 
 def _walk_statements(body):

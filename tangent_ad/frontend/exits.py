@@ -13,13 +13,13 @@ core form so that it does:
 * early returns become assignments to one result variable, returned at
   the end.
 
-An exit nested in an ``if`` that does not always leave, with statements
-after it, is refused with a hint (restructure it as ``if ...: break`` /
-``else: ...``).
+* an exit nested in an ``if`` that does not always leave, with
+  statements after it, sets a flag instead (``breaking = True``), and
+  ``if breaking: break`` after that ``if`` takes the statements after it
+  into its ``else`` (a return outside loops sets ``returned``).
 """
 import gast
 
-from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.nodes import assign, children, name, walk
 
 _EXITS = (gast.Break, gast.Continue, gast.Return)
@@ -118,15 +118,62 @@ class _Exits:
                     stmt.body = self.block(stmt.body + rest, in_loop)
                     return out + [stmt]
                 if rest and (_may_exit(stmt.body) or _may_exit(stmt.orelse)):
-                    raise UnsupportedSyntaxError(
-                        "a break, continue or return nested inside a "
-                        "condition, with more statements after the condition, "
-                        "is not supported",
-                        hint="restructure it as 'if <condition>: break' "
-                             "followed by 'else:' and the remaining statements",
-                        **self.ctx.where(self.ctx.origin.get(stmt)))
+                    inits, follow = self.flag_exits(stmt)
+                    return out + inits + [stmt] + self.block([follow] + rest, in_loop)
             out.append(stmt)
         return out
+
+    def flag_exits(self, stmt):
+        """For an ``if`` `stmt` some of whose paths leave and others go on:
+        each exit in it (in tail position by now) becomes the setting of a
+        flag, and the exit itself moves into a new ``if`` on the flags
+        after `stmt` (the caller then moves the statements after `stmt`
+        into that one's ``else``). Returns (flag initializations, the new
+        ``if``). A return here is outside any loop (one in a loop is a
+        ``break`` by now) and sets the function's `returned` flag."""
+        flags, returns = {}, []
+
+        def flag(kind, exit_stmt):
+            if kind not in flags:
+                flags[kind] = self.ctx.namer.fresh(
+                    "breaking" if kind is gast.Break else "continuing")
+            return self._origin(assign(flags[kind], gast.Constant(value=True, kind=None)),
+                                exit_stmt)
+
+        def replace(block):
+            out = []
+            for s in block:
+                if isinstance(s, (gast.Break, gast.Continue)):
+                    out.append(flag(type(s), s))
+                elif isinstance(s, gast.Return):
+                    self.used_flag = True
+                    returns.append(s)
+                    out += [self._origin(assign(self.result, s.value), s),
+                            self._origin(assign(self.flag, gast.Constant(
+                                value=True, kind=None)), s)]
+                else:
+                    if isinstance(s, gast.If):
+                        s.body = replace(s.body) or [gast.Pass()]
+                        s.orelse = replace(s.orelse)
+                    out.append(s)
+            return out
+
+        stmt.body = replace(stmt.body) or [gast.Pass()]
+        stmt.orelse = replace(stmt.orelse)
+        inits = [self._origin(assign(f, gast.Constant(value=False, kind=None)), stmt)
+                 for f in flags.values()]
+        tests = [(flags[k], k()) for k in (gast.Break, gast.Continue) if k in flags]
+        if returns:
+            tests.append((self.flag, gast.Return(value=name(self.result))))
+        follow = []
+        for test, exit_stmt in reversed(tests):
+            follow = [self._origin(gast.If(test=name(test), body=[
+                self._origin(exit_stmt, stmt)], orelse=follow), stmt)]
+        return inits, follow[0]
+
+    def _origin(self, new, old):
+        self.ctx.origin[new] = self.ctx.origin.get(old)
+        return new
 
     def drop_final_returns(self, stmts):
         """Replace each tail `return v` by `result = v` (the caller appends

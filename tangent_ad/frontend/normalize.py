@@ -250,6 +250,12 @@ class _Normalizer(Desugar):
         outer, self.body = self.body, []
         self.version[target] = target
         value = self.operation(expr)
+        if target in reads(value) and not isinstance(value, gast.Name):
+            # `x = x * x if c else x`: the new x goes through a temporary,
+            # as a plain `x = x * x` in a branch does (see `bind`)
+            temp = self.ctx.namer.fresh("t")
+            self.emit(assign(temp, value))
+            value = name(temp)
         self.emit(assign(target, value))
         inner, self.body = self.body, outer
         return inner
