@@ -289,6 +289,13 @@ def return_nested_then_more(x):
     return np.sum(z)
 
 
+def loop_index_after_the_loop(x, n):
+    i = 0.5
+    for i in range(n):  # with n == 0, i keeps 0.5
+        x = x * 1.5
+    return np.sum(x) * i
+
+
 _VECTORS = [np.array(v) for v in ([0.3, 0.4], [-0.3, 0.1], [-2.0, -1.8], [1.5, 2.0],
                                   [0.1, -0.05])]
 _WITH_COUNTS = [(v, n) for v in _VECTORS for n in (0, 1, 3, 6)]
@@ -313,6 +320,8 @@ ALL_MODES = {
     "continue_nested_then_more": (continue_nested_then_more, _WITH_COUNTS, (0,)),
     "exits_of_every_kind": (exits_of_every_kind, _WITH_COUNTS, (0,)),
     "return_nested_then_more": (return_nested_then_more, [(v,) for v in _VECTORS], (0,)),
+    "loop_index_after_the_loop": (loop_index_after_the_loop,
+                                  [(_VECTORS[0], 0), (_VECTORS[0], 2)], (0,)),
 }
 
 CASES = {

@@ -306,3 +306,15 @@ def test_a_wrt_argument_that_does_not_reach_the_output_gets_zeros():
     assert gradient.shape == v.shape and gradient.dtype == v.dtype
     assert not gradient.any()
     np.testing.assert_array_equal(tad.hvp(v_switched_off, wrt="v")(x, v, v), np.zeros(3))
+
+
+def _skips_every_iteration(x, n):
+    for i in range(n):
+        continue
+    return np.sum(np.sin(x))
+
+
+def test_a_loop_whose_body_is_only_continue():
+    # the body is empty once the tail `continue` goes: `for` with no body
+    # (IndentationError) in the unoptimized derivative
+    check_all_modes(_skips_every_iteration, (np.array([0.3, -0.4]), 3))

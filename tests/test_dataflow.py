@@ -96,3 +96,17 @@ def test_a_worklist_that_never_settles_raises_an_internal_error_naming_it():
     counter = itertools.count()
     with pytest.raises(InternalError, match="dataflow worklist"):
         dataflow.solve(graph, lambda node, facts: {next(counter)}, forward=True)
+
+
+def test_a_loop_that_runs_zero_times_keeps_the_target_value_from_before():
+    fdef, graph = _graph("""
+    def f(x, n):
+        i = 0
+        for i in range(n):
+            x = x * 2.0
+        return x * i
+    """)
+    defining = {node for name, node in dataflow.reaching_definitions(graph)[
+        _node(graph, "return x * i")] if name == "i"}
+    assert _node(graph, "i = 0") in defining
+    assert "i" in dataflow.liveness(graph)[_node(graph, "i = 0")]

@@ -104,13 +104,14 @@ class _Sweep:
             return [gast.If(test=stmt.test, body=body, orelse=orelse)]
         if checkpointing.is_checkpointed(stmt, self.ctx):
             return checkpointing.forward(stmt, self, depth, self.defined)
+        # (a body of `pass` or `continue` alone saves nothing: keep a `pass`)
         if isinstance(stmt, gast.For):
             return [gast.For(target=stmt.target, iter=stmt.iter,
-                             body=self.block(stmt.body, depth + 1),
+                             body=self.block(stmt.body, depth + 1) or [gast.Pass()],
                              orelse=[], type_comment=None)]
         if isinstance(stmt, gast.While):
-            return [gast.While(test=stmt.test, body=self.block(stmt.body, depth + 1),
-                               orelse=[])]
+            return [gast.While(test=stmt.test, body=self.block(stmt.body, depth + 1)
+                               or [gast.Pass()], orelse=[])]
         if isinstance(stmt, gast.With):
             return []  # an insert_grad_code block runs in the adjoint sweep only
         return [stmt]

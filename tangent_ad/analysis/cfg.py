@@ -2,8 +2,8 @@
 
 Every simple statement (assignment, return, break, continue, expression)
 is a node; so is the header of each ``if`` (its test), ``for`` (one node
-evaluates the iterable once, another binds the loop variables on each
-iteration) and ``while`` (its test). Edges
+evaluates the iterable once, a second takes the next item or leaves the
+loop, a third binds the loop variables) and ``while`` (its test). Edges
 follow Python's semantics: branches fork at their header and join after,
 a loop's body flows back to its header, ``break`` leaves the loop,
 ``continue`` goes back to the header, ``return`` goes to the exit.
@@ -86,14 +86,18 @@ class _Builder:
                 (self.block(stmt.orelse, [head], loop) if stmt.orelse else [head])
         if isinstance(stmt, (gast.For, gast.While)):
             if isinstance(stmt, gast.For):
-                # the iterable is evaluated once, before the first iteration
+                # the iterable is evaluated once, before the first iteration;
+                # the head takes the next item or leaves, binding nothing
+                # when it leaves (after zero iterations the target keeps
+                # its value from before the loop)
                 start = self.simple(stmt.iter, preds, uses=reads(stmt.iter))
-                head = self.simple(stmt, [start], defs=writes(stmt.target),
+                head = self.simple(stmt, [start])
+                bind = self.simple(stmt, [head], defs=writes(stmt.target),
                                    sources=reads(stmt.iter))
             else:
-                head = self.simple(stmt, preds, uses=reads(stmt.test))
+                head = bind = self.simple(stmt, preds, uses=reads(stmt.test))
             breaks = []
-            for end in self.block(stmt.body, [head], (head, breaks)):
+            for end in self.block(stmt.body, [bind], (head, breaks)):
                 CFG.link(end, head)
             return [head] + breaks
         if isinstance(stmt, gast.Break):
