@@ -226,6 +226,15 @@ def return_nested_in_two_ifs(x, n):
     return np.sum(x)
 
 
+def return_in_two_ifs_ending_the_loop(x, n):
+    for i in range(n):
+        x = np.sin(x) * 1.5
+        if np.sum(x) > 0:
+            if np.sum(x) > 1:
+                return np.sum(x * x)
+    return np.sum(x)
+
+
 def two_returns_in_a_loop(x, n):
     for i in range(n):
         if np.sum(x) > 2:
@@ -315,6 +324,8 @@ ALL_MODES = {
                                          [(np.array([0.5, 0.9]),), (np.array([-0.5, 0.1]),)],
                                          (0,)),
     "return_nested_in_two_ifs": (return_nested_in_two_ifs, _WITH_COUNTS, (0,)),
+    "return_in_two_ifs_ending_the_loop": (return_in_two_ifs_ending_the_loop, _WITH_COUNTS,
+                                          (0,)),
     "two_returns_in_a_loop": (two_returns_in_a_loop, _WITH_COUNTS, (0,)),
     "break_nested_then_more": (break_nested_then_more, _WITH_COUNTS, (0,)),
     "continue_nested_then_more": (continue_nested_then_more, _WITH_COUNTS, (0,)),

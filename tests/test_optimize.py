@@ -641,3 +641,24 @@ def test_a_shape_is_read_only_from_a_name_bound_once(sign):
     # `zeros_like(t2)`, a temporary of the other branch (NameError "free
     # variable 't2'", or a hang when the two names were each other's source)
     check_all_modes(_calls_it, (sign * np.array([0.3, 0.4]),))
+
+
+def _tanh_dot(a, b):
+    return np.sum(np.tanh(a) * b)
+
+
+def _rebound_by_a_helper(x, n):
+    y = x * 0.5
+    s = 0.0
+    for i in range(n):
+        s = s + np.sum(x * y)
+        x = _tanh_dot(x, y)  # from the second iteration on, x is a scalar
+    return s + np.sum(y)
+
+
+def test_a_loop_carried_value_a_helper_rebinds_keeps_its_unbroadcast():
+    # `x = t4` (t4 the helper's result) made itself of x's shape class, so
+    # `unbroadcast(bt * y, x)` went where x is a scalar: wrong numbers
+    check_all_modes(_rebound_by_a_helper, (np.array([1.2, 0.9]), 2))
+    source = tad.show_source(tad.grad(_rebound_by_a_helper))
+    assert "unbroadcast(bt * y, x)" in source

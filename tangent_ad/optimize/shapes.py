@@ -11,8 +11,7 @@ import gast
 
 import numpy as np
 
-from tangent_ad.limits import rounds
-from tangent_ad.nodes import statements
+from tangent_ad.nodes import statements, walk
 
 SCALAR = "<scalar>"
 
@@ -28,31 +27,42 @@ class ShapeClasses:
         simple = [n for n in assigns if len(n.targets) == 1
                   and isinstance(n.targets[0], gast.Name)]
         # A primal name defined more than once (a loop-carried value, a
-        # reassignment) may change shape between its definitions, e.g.
-        # ``a = np.sum(y)`` then ``a = a + x``: the analysis is not
-        # flow-sensitive, so such a name (and its adjoint) is left alone
-        # unless every definition provably has its class.
+        # reassignment, a parameter assigned) may change shape between its
+        # definitions, e.g. ``a = np.sum(y)`` then ``a = a + x``: the
+        # analysis is not flow-sensitive, so such a name and its adjoint
+        # are in no class unless every definition provably has the name's
+        # class. That is decided on the primal assignments alone, without
+        # the definitions of names defined more than once: ``x = t4`` (or,
+        # through the adjoints, ``bt4 = bx`` and the pairs (x, bx), (t4,
+        # bt4)) would prove itself, for an x that a helper's result
+        # rebinds to another shape in a loop.
         adjoints = {adjoint for _, adjoint in pairs}
         defs = _definitions(tree, adjoints)
-        unstable = set()
-        # each round that does not stop makes a defined name unstable
-        for _ in rounds("the shape classes", len(defs) + 2):
-            self.parent, self.joined = {}, set()
-            for primal, adjoint in pairs:
-                if primal not in unstable:
-                    self._union(primal, adjoint)
-            for _ in range(2):  # a second round catches names defined out of order
-                for node in simple:
-                    if node.targets[0].id in unstable:
-                        continue
-                    cls = self.of(node.value)
-                    if cls is not None and cls != SCALAR:
-                        self._union(node.targets[0].id, cls)
-            new = {name for name, values in defs.items() if len(values) > 1 and any(
-                v is None or self.of(v) != self._find(name) for v in values)}
-            if not (new - unstable) & self.joined:
-                break  # (a name in no class needs no rebuild to leave it)
-            unstable |= new
+        multiple = {name for name, values in defs.items() if len(values) > 1}
+        self.unstable = set()
+        self._build([n for n in simple if n.targets[0].id not in adjoints | multiple
+                     and not any(isinstance(r, gast.Name) and r.id in adjoints
+                                 for r in walk(n.value))], (), set())
+        unstable = {name for name in multiple if any(
+            v is None or self.of(v) != self._find(name) for v in defs[name])}
+        unstable |= {adjoint for primal, adjoint in pairs if primal in unstable}
+        self._build(simple, pairs, unstable)
+        self.unstable = unstable  # such a name's shape is its own, at each point
+
+    def _build(self, assigns, pairs, unstable):
+        """The classes of the simple assignments `assigns` and adjoint
+        `pairs`, leaving out the names in `unstable`."""
+        self.parent, self.joined = {}, set()
+        for primal, adjoint in pairs:
+            if primal not in unstable:
+                self._union(primal, adjoint)
+        for _ in range(2):  # a second round catches names defined out of order
+            for node in assigns:
+                if node.targets[0].id in unstable:
+                    continue
+                cls = self.of(node.value)
+                if cls is not None and cls != SCALAR:
+                    self._union(node.targets[0].id, cls)
 
     def _find(self, name):
         while self.parent.get(name, name) != name:
@@ -68,7 +78,7 @@ class ShapeClasses:
     def of(self, expr):
         """The class of `expr`'s shape, SCALAR for a Python number, or None."""
         if isinstance(expr, gast.Name):
-            return self._find(expr.id)
+            return None if expr.id in self.unstable else self._find(expr.id)
         if isinstance(expr, gast.Constant):
             return SCALAR if isinstance(expr.value, (int, float)) else None
         if isinstance(expr, gast.UnaryOp):
@@ -108,7 +118,7 @@ def _is_numpy_ufunc(func):
 
 def _definitions(tree, adjoints):
     """{primal name: [value of each definition, None when not a plain
-    ``name = value``]}, leaving out restores (``x = stack.pop()``) and
+    ``name = value``]}, parameters included, leaving out restores (``x = stack.pop()``) and
     ``x = None`` placeholders, which bring back or precede a definition."""
     defs = {}
 
@@ -122,6 +132,11 @@ def _definitions(tree, adjoints):
         elif isinstance(target, gast.Starred):
             add(target.value, None)
 
+    for node in walk(tree):  # a parameter is defined on entry, as itself
+        if isinstance(node, gast.FunctionDef):
+            for arg in node.args.args:
+                add(arg, gast.Name(id=arg.id, ctx=gast.Load(), annotation=None,
+                                   type_comment=None))
     for node in statements(tree):
         if isinstance(node, gast.Assign):
             value = node.value
