@@ -179,6 +179,11 @@ class _Reverse:
         if func is None or REGISTRY.is_zero(func) or not isinstance(
                 value, (gast.Call, gast.BinOp, gast.UnaryOp, gast.Subscript)):
             return []  # constants, globals, comparisons: nothing flows back
+        if isinstance(value, gast.Call) and calls.is_user_function(func):
+            # the user's function of constants only (``o(1.0, n)`` in a branch
+            # whose target is active on another one): ``rewrite_calls`` made
+            # a pullback of every call with an active argument
+            return []
         where = self.ctx.where(self.ctx.origin.get(stmt))
         template = REGISTRY.lookup("reverse", func, where=where)
         templates.load_globals(template, self.ctx.namespace)
