@@ -104,6 +104,14 @@ def lambdas_in_a_nested_def(x):
     return np.sum(f(x))
 
 
+def nested_function_arguments(x):
+    """A lambda passed to `apply` passes another lambda to it: under hvp,
+    the copy of the outer lambda in the gradient is a value, not a closure
+    of the gradient (forward mode over it met `apply(<lambda>, b)`)."""
+    inner = lambda a: apply(lambda b: np.sin(b) * b, a) * a
+    return np.sum(apply(lambda b: apply(lambda c: c * c, b), x) + inner(x))
+
+
 CASES = {
     "constant_lambda_call": (constant_lambda_call, lambda r: (r.normal(size=3),), (0,)),
     "closure": (closure, lambda r: (r.normal(size=3), r.normal(size=3)), (0, 1)),
@@ -119,6 +127,8 @@ CASES = {
     "captured_in_condition": (captured_in_condition,
                               lambda r: (r.normal(size=3), r.normal(size=3)), (0, 1)),
     "lambdas_in_a_nested_def": (lambdas_in_a_nested_def, lambda r: (r.normal(size=3),), (0,)),
+    "nested_function_arguments": (nested_function_arguments, lambda r: (r.normal(size=3),),
+                                  (0,)),
     "closure_in_loop": (closure_in_loop, lambda r: (r.normal(size=3), r.normal(size=3),
                                                    int(r.integers(0, 4))), (0, 1)),
 }

@@ -73,7 +73,6 @@ def _assigned_in_compound(tree):
     return names
 
 
-
 class _PassCaptures(gast.NodeTransformer):
     """Copies a header or a statement kept as written; a call in it to a
     lifted nested function or lambda (``closures.py``) passes the captured
@@ -88,6 +87,7 @@ class _PassCaptures(gast.NodeTransformer):
         self.generic_visit(node)
         node.args = list(node.args) + [name(self.version.get(v, v)) for v in captured]
         return node
+
 
 class _Normalizer(Desugar):
     def __init__(self, ctx, mutable, stack=False):
