@@ -122,6 +122,12 @@ def _merge(namespace, extra, ctx):
     for key, value in extra.items():
         if key in live_names:
             continue  # read from its own module when it runs
+        if key in ctx.static_args:
+            # a parameter bound to a known function: the generated function
+            # still takes it as a parameter, which hides any global of that
+            # name, so two specializations (``apply(square, x)``,
+            # ``apply(cube, x)``) need not agree on it
+            continue
         # (a derivative the user holds and the generated function behind it
         # are one function: a caller of a gradient binds the first, its
         # rule's seed adjoint the second)

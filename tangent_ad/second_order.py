@@ -229,8 +229,10 @@ def _jvp_rule(F, derivative):
     for i, v in enumerate(primal):
         vjp = _vjp(f, i, derivative, namespace)
         forward = _forward_vjp(f, i, along, derivative, namespace)
-        lines.append(f"    d[{v}] = {vjp}({args}, d[result][0]) + "
-                     f"{forward}({args}, d[result][1], {', '.join(tangents)})")
+        # two contributions, added up by the caller's reverse pass (entry by
+        # entry when v may be a list, tuple or dict)
+        lines.append(f"    d[{v}] = {vjp}({args}, d[result][0])")
+        lines.append(f"    d[{v}] = {forward}({args}, d[result][1], {', '.join(tangents)})")
     for w, t in zip(along, tangents):
         lines.append(f"    d[{t}] = {_vjp(f, w, derivative, namespace)}({args}, d[result][1])")
     name = f"rule_of_{F.__name__}"

@@ -37,8 +37,9 @@ from tangent_ad.runtime import (
     jvp_grad_solve_rhs, jvp_mean, linspace_fraction, matrix_transpose, segment_length,
     tangent_array, trigamma, unarray, unatleast, uncumsum, unconcatenate, undiag, undiagonal,
     undiff, unindex, unindex_container, iterated_tangent, uniterated, unpad, unreduce,
-    unreduce_max, unaverage, unreduce_mean, unreduce_median, unreduce_var, unrepeat, unweights,
-    weights_like, unrollaxis, unsort, unstack, unsum, untake, untake_along_axis, untile, unbroadcast, zero_tangent, zeroed,
+    unreduce_max, unaverage, unplus, unreduce_mean, unreduce_median, unreduce_var, unrepeat,
+    untimes, unweights, weights_like, unrollaxis, unsort, unstack, unsum, untake,
+    untake_along_axis, untile, unbroadcast, zero_tangent, zeroed,
     zeros_like)
 
 d = None  # d[x] is the tangent of x; templates are parsed, never run
@@ -159,6 +160,17 @@ def unreduce_max_rule(result, g, extreme, x, axis=None, keepdims=False):
 @tangent(unreduce_median)
 def unreduce_median_rule(result, g, x, axis=None, keepdims=False):
     d[result] = unreduce_median(d[g], x, axis, keepdims)
+
+
+@tangent(unplus)
+def unplus_rule(result, g, a, b, side):
+    d[result] = unplus(d[g], a, b, side)
+
+
+@tangent(untimes)
+def untimes_rule(result, g, x, other):
+    """Linear in g; for a product, g * other varies with other too."""
+    d[result] = untimes(d[g], x, other) + untimes(g, x, d[other])
 
 
 @tangent(unindex_container)

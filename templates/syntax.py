@@ -12,8 +12,8 @@ import numpy as np
 from tangent_ad.hooks import checkpointed, stop_gradient
 from tangent_ad.registry import adjoint, zero_derivative
 from tangent_ad.runtime import (
-    appended, grad_matmul_lhs, grad_matmul_rhs, iterated, unbroadcast, unindex, uniterated,
-    updated, zeroed)
+    appended, concatenated, grad_matmul_lhs, grad_matmul_rhs, iterated, repeated, unbroadcast,
+    unindex, uniterated, unplus, untimes, updated, zeroed)
 
 d = None  # d[x] is the adjoint of x; templates are parsed, never run
 
@@ -65,6 +65,20 @@ def mod(result, a, b):
 def matmul(result, a, b):
     d[a] = grad_matmul_lhs(d[result], a, b)
     d[b] = grad_matmul_rhs(d[result], a, b)
+
+
+# ---- + and * where an operand may be a tuple or list (containers.py) ------------
+
+@adjoint(concatenated)
+def concatenated_rule(result, a, b):
+    d[a] = unplus(d[result], a, b, 0)
+    d[b] = unplus(d[result], a, b, 1)
+
+
+@adjoint(repeated)
+def repeated_rule(result, a, b):
+    d[a] = untimes(d[result], a, b)
+    d[b] = untimes(d[result], b, a)
 
 
 # ---- indexing ------------------------------------------------------------------

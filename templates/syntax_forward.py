@@ -12,7 +12,7 @@ import operator
 import numpy as np
 
 from tangent_ad.registry import broadcasting, tangent
-from tangent_ad.runtime import appended, iterated, iterated_tangent, updated
+from tangent_ad.runtime import appended, concatenated, iterated, iterated_tangent, repeated, updated
 
 d = None  # d[x] is the tangent of x; templates are parsed, never run
 
@@ -57,6 +57,19 @@ def matmul(result, a, b):
 
 broadcasting(operator.add, operator.sub, operator.mul, operator.truediv,
              operator.pow, operator.mod)
+
+
+# ---- + and * where an operand may be a tuple or list (containers.py) ------------
+# A zero tangent is written out here, so a concatenation keeps its length.
+
+@tangent(concatenated)
+def concatenated_rule(result, a, b):
+    d[result] = concatenated(d[a], d[b])
+
+
+@tangent(repeated)
+def repeated_rule(result, a, b):
+    d[result] = repeated(d[a], b) + repeated(a, d[b])
 
 
 # ---- indexing ------------------------------------------------------------------

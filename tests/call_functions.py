@@ -81,6 +81,22 @@ def star_args(x, y):
         np.sum(scaled_product(*(y, x, x)))
 
 
+def settles(x, n):
+    """Mutual recursion that passes a constant: `result` is active (the
+    first branch returns x), but the call of `unsettled` reads constants."""
+    if n <= 0:
+        return x
+    return unsettled(1.5, n - 1)
+
+
+def unsettled(y, n):
+    return settles(y, n - 1) * y
+
+
+def mutual_with_constant(x, n):
+    return np.sum(settles(x, n) * x) + np.sum(unsettled(x, n))
+
+
 CASES = {
     "star_args": (star_args, lambda r: (r.normal(size=3), r.normal(size=3)), (0, 1)),
     "net": (net, lambda r: (r.normal(size=(3, 3)), r.normal(size=(3, 3)), r.normal(size=3)),
@@ -93,6 +109,8 @@ CASES = {
     "same_helper_twice": (same_helper_twice,
                           lambda r: (r.normal(size=(3, 3)), r.normal(size=(3, 3))), (0, 1)),
     "tree_depth_8": (use_tree, lambda r: (r.normal(size=4) * 0.1, 8), (0,)),
+    "mutual_with_constant": (mutual_with_constant,
+                             lambda r: (r.normal(size=3), int(r.integers(0, 5))), (0,)),
     "inactive_argument_call": (inactive_argument_call,
                                lambda r: (r.normal(size=3), r.normal(size=(3, 3))), (0,)),
 }

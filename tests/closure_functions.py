@@ -68,6 +68,50 @@ def constant_lambda_call(x):
     return np.sum(x * scale)
 
 
+def cube(y):
+    return y * y * y
+
+
+def two_functions_one_helper(x):
+    """`apply` specialized twice: to square and to cube."""
+    return np.sum(apply(square, x) * apply(cube, x))
+
+
+def captured_in_condition(x, w):
+    """A lambda that captures `c` and `w`, called in branch and loop headers
+    and in a conditional expression: every call passes the captures."""
+    c = 2.0
+    positive = lambda v: np.sum(v * c + w) > 0
+    small = lambda v: np.sum(v * v) < c * 4.0
+    if positive(x):
+        y = x * w
+    else:
+        y = np.sin(x)
+    while small(y):
+        y = y * 1.5 + w * 0.1
+    z = y * y if positive(y) else y * c
+    return np.sum(z * w)
+
+
+def lambdas_in_a_nested_def(x):
+    """A nested def holding lambdas (generated code keeps it as written)."""
+    def f(a):
+        g = lambda b: b * b
+        positive = lambda v: np.sum(v) > 0
+        if positive(a):
+            return g(a) * a
+        return apply(lambda b: np.sin(b), a) * a
+    return np.sum(f(x))
+
+
+def nested_function_arguments(x):
+    """A lambda passed to `apply` passes another lambda to it: under hvp,
+    the copy of the outer lambda in the gradient is a value, not a closure
+    of the gradient (forward mode over it met `apply(<lambda>, b)`)."""
+    inner = lambda a: apply(lambda b: np.sin(b) * b, a) * a
+    return np.sum(apply(lambda b: apply(lambda c: c * c, b), x) + inner(x))
+
+
 CASES = {
     "constant_lambda_call": (constant_lambda_call, lambda r: (r.normal(size=3),), (0,)),
     "closure": (closure, lambda r: (r.normal(size=3), r.normal(size=3)), (0, 1)),
@@ -78,6 +122,13 @@ CASES = {
     "comprehension_filter": (comprehension_filter,
                              lambda r: (r.normal(size=3), int(r.integers(0, 5))), (0,)),
     "dict_comprehension": (dict_comprehension, lambda r: (r.normal(size=(2, 3)),), (0,)),
+    "two_functions_one_helper": (two_functions_one_helper, lambda r: (r.normal(size=3),),
+                                 (0,)),
+    "captured_in_condition": (captured_in_condition,
+                              lambda r: (r.normal(size=3), r.normal(size=3)), (0, 1)),
+    "lambdas_in_a_nested_def": (lambdas_in_a_nested_def, lambda r: (r.normal(size=3),), (0,)),
+    "nested_function_arguments": (nested_function_arguments, lambda r: (r.normal(size=3),),
+                                  (0,)),
     "closure_in_loop": (closure_in_loop, lambda r: (r.normal(size=3), r.normal(size=3),
                                                    int(r.integers(0, 4))), (0, 1)),
 }

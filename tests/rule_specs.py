@@ -19,7 +19,7 @@ import operator
 
 import numpy as np
 
-from tangent_ad.runtime import appended, c_concat, iterated, r_concat, updated
+from tangent_ad.runtime import appended, c_concat, concatenated, iterated, r_concat, repeated, updated
 
 try:
     import scipy.special
@@ -30,7 +30,7 @@ DEFAULT_DOMAIN = (-1.0, 1.0)
 POSITIVE = (0.5, 2.0)
 # The modules the expressions may use, and the names the test's functions use.
 NAMESPACE = {"np": np, "math": math, "appended": appended, "iterated": iterated,
-             "updated": updated,
+             "updated": updated, "concatenated": concatenated, "repeated": repeated,
              **({"scipy": scipy} if scipy else {})}
 RESERVED_NAMES = {*NAMESPACE, "scipy", "v", "weight"}
 
@@ -670,6 +670,13 @@ SPECS = [
     Spec(appended, "appended([x, y], y)[0] * y", x=(2, 2), y=(2, 2)),
     Spec(iterated, "iterated(x)[1] * x[0]", x=(3, 2)),
     Spec(iterated, "iterated([x, y])[0] * y", x=(2,), y=(2,)),
+    # + and * where an operand may be a sequence: arithmetic on arrays,
+    # concatenation and repetition on tuples and lists
+    Spec(concatenated, "concatenated(x, y)", x=(3, 2), y=(2,)),
+    Spec(concatenated, "concatenated((x,), (y, x))[1] * concatenated([x], [y])[0]",
+         x=(3,), y=(3,)),
+    Spec(repeated, "repeated(x, y)", x=(3, 2), y=(1, 2)),
+    Spec(repeated, "repeated((x, y), 2)[3] * repeated(2, [x])[1]", x=(3,), y=(3,)),
     Spec(updated, "updated(x, 1, y)", x=(3,), y=None),
     Spec(updated, "updated(x, slice(0, 2, None), y)", x=(3, 2), y=(2,)),
     Spec(updated, "updated(x, (1, slice(None, None, None)), y * 2.0)", x=(3, 2), y=(1,)),

@@ -37,3 +37,20 @@ def test_calling_a_function_without_source_is_a_no_derivative_error():
         return math.gamma(x)
     with pytest.raises(tad.NoDerivativeError, match="gamma"):
         tad.grad(f)
+
+
+def test_mutual_recursion_passing_a_constant_in_every_mode():
+    """The branch that calls `unsettled(1.5, n - 1)` has an active target
+    but no active argument: it contributes nothing (it used to look the
+    user's own function up as a registered rule)."""
+    import numpy as np
+    from call_functions import mutual_with_constant as f, settles
+    from tangent_ad.testing import check_grads, check_jvp
+    x, v, h = np.array([0.5, -0.3, 0.8]), np.array([1.0, 2.0, -1.0]), 1e-5
+    for n in range(4):
+        check_grads(f, tad.grad(f), (x, n))
+        check_jvp(f, tad.jvp(f), (x, n))
+        want = (tad.grad(f)(x + h * v, n) - tad.grad(f)(x - h * v, n)) / (2 * h)
+        np.testing.assert_allclose(tad.hvp(f)(x, n, v), want, rtol=1e-4, atol=1e-6)
+    # settles(x, 2) = unsettled(1.5, 1) = settles(1.5, 0) * 1.5: no x in it
+    assert tad.grad(settles)(0.7, 2) == 0.0

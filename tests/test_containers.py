@@ -195,3 +195,180 @@ def test_loop_over_a_sequence_argument_at_higher_order():
     np.testing.assert_allclose(tad.vjp(tad.jvp(cubes))(x, x, (1.0, 1.0)), 9 * x * x)
     value, tangent = tad.jvp(tad.jvp(cubes))(x, x, x)
     np.testing.assert_allclose(tangent[1], np.sum(6 * x * x * x))  # d/dx (3 x^2 . x) . x
+
+
+# ---- one container, several helpers: adjoints add up entry by entry ------------
+# (a list's adjoints used to be concatenated, a dict's raised TypeError)
+
+import shared_container_functions as shared  # noqa: E402
+
+_INDEXED = ["two_helpers", "three_helpers", "nested_helpers", "helper_in_loop",
+            "through_copy", "inside_literal"]
+_KEYED = ["two_key_helpers", "three_key_helpers", "nested_key_helpers",
+          "key_helper_in_loop"]
+
+
+def _shared_cases():
+    def indexed(kind):
+        return lambda rng: kind([rng.normal(size=3), rng.normal(size=3)])
+
+    def keyed(rng):
+        return {"w": rng.normal(size=3), "b": rng.normal(size=3)}
+
+    def layers(rng):
+        return [{"W": rng.normal(size=(3, 3)), "b": rng.normal(size=3)} for _ in range(2)]
+
+    def model(rng):
+        return {"layers": [(rng.normal(size=(3, 3)), rng.normal(size=3)) for _ in range(2)],
+                "scale": rng.normal(size=3)}
+
+    cases = [(f"{name}-{kind.__name__}", getattr(shared, name), indexed(kind))
+             for name in _INDEXED for kind in (list, tuple)]
+    cases += [(f"{name}-dict", getattr(shared, name), keyed) for name in _KEYED]
+    cases += [("network-list_of_dicts", shared.network, layers),
+              ("network_in_loop-list_of_dicts", shared.network_in_loop, layers),
+              ("model-dict_of_list_of_tuples", shared.model, model)]
+    return {label: (func, make) for label, func, make in cases}
+
+
+SHARED = _shared_cases()
+
+
+def _leaves(tree):
+    if isinstance(tree, dict):
+        return [leaf for key in tree for leaf in _leaves(tree[key])]
+    if isinstance(tree, (tuple, list)):
+        return [leaf for item in tree for leaf in _leaves(item)]
+    return [tree]
+
+
+def _rebuilt(tree, leaves):
+    """`tree` with its leaves taken, in order, from the iterator `leaves`."""
+    if isinstance(tree, dict):
+        return {key: _rebuilt(tree[key], leaves) for key in tree}
+    if isinstance(tree, (tuple, list)):
+        return type(tree)(_rebuilt(item, leaves) for item in tree)
+    return next(leaves)
+
+
+def _moved(tree, direction, step):
+    return _rebuilt(tree, iter([a + step * d for a, d in zip(_leaves(tree), _leaves(direction))]))
+
+
+def _central_gradient(f, p, eps=1e-6):
+    """Central differences of scalar f along every entry of every leaf of p."""
+    leaves = _leaves(p)
+    grads = []
+    for n, leaf in enumerate(leaves):
+        g = np.zeros_like(leaf)
+        for i in np.ndindex(leaf.shape):
+            steps = [np.zeros_like(v) for v in leaves]
+            steps[n][i] = 1.0
+            direction = _rebuilt(p, iter(steps))
+            g[i] = (f(_moved(p, direction, eps)) - f(_moved(p, direction, -eps))) / (2 * eps)
+        grads.append(g)
+    return _rebuilt(p, iter(grads))
+
+
+def _assert_same_tree(got, want, rtol=1e-5, atol=1e-7):
+    assert type(got) is type(want)
+    if isinstance(want, dict):
+        assert list(got) == list(want)
+    else:
+        assert len(_leaves(got)) == len(_leaves(want))
+    for a, b in zip(_leaves(got), _leaves(want)):
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
+
+
+def _direction(p, rng):
+    return _rebuilt(p, iter([rng.normal(size=np.shape(v)) for v in _leaves(p)]))
+
+
+@pytest.mark.parametrize("label", sorted(SHARED))
+def test_shared_container_reverse(label, rng):
+    func, make = SHARED[label]
+    p, x = make(rng), rng.normal(size=3)
+    want = _central_gradient(lambda q: func(q, x), p)
+    _assert_same_tree(tad.grad(func)(p, x), want)
+    _assert_same_tree(tad.grad(func, optimized=False)(p, x), want)
+
+
+@pytest.mark.parametrize("label", sorted(SHARED))
+def test_shared_container_forward(label, rng):
+    func, make = SHARED[label]
+    check_jvp(func, tad.jvp(func), (make(rng), rng.normal(size=3)))
+
+
+@pytest.mark.parametrize("label", sorted(SHARED))
+def test_shared_container_hvp(label, rng):
+    """H v against central differences of the gradient along v."""
+    func, make = SHARED[label]
+    p, x = make(rng), rng.normal(size=3)
+    v = _direction(p, rng)
+    gradient, h = tad.grad(func), 1e-5
+    up, down = _leaves(gradient(_moved(p, v, h), x)), _leaves(gradient(_moved(p, v, -h), x))
+    want = _rebuilt(p, iter([(a - b) / (2 * h) for a, b in zip(up, down)]))
+    _assert_same_tree(tad.hvp(func)(p, x, v), want, rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("label", sorted(SHARED))
+def test_shared_container_reverse_over_forward(label, rng):
+    """vjp(jvp(f)) for the cotangent (c0, c1) of (value, tangent) is the
+    gradient of c0 f(p) + c1 <grad f(p), dp> with respect to p."""
+    func, make = SHARED[label]
+    p, x = make(rng), rng.normal(size=3)
+    dp, (c0, c1) = _direction(p, rng), rng.normal(size=2)
+    jvp = tad.jvp(func)
+
+    def paired(q):
+        value, tangent = jvp(q, x, dp)
+        return c0 * value + c1 * tangent
+
+    got = tad.vjp(jvp)(p, x, dp, (c0, c1))
+    _assert_same_tree(got, _central_gradient(paired, p), rtol=1e-4, atol=1e-6)
+
+
+# ---- + and * of tuples and lists: concatenation and repetition -----------------
+
+SEQUENCE_OPS = ["tuple_concatenation", "list_concatenation", "longer_concatenation",
+                "tuple_repetition", "list_repetition"]
+
+
+@pytest.mark.parametrize("name", SEQUENCE_OPS)
+def test_sequence_arithmetic(name, rng):
+    func = getattr(shared, name)
+    args = (rng.normal(size=3), rng.normal(size=3))
+    for wrt in (0, 1):
+        want = _central_gradient(lambda a: func(*(args[:wrt] + (a,) + args[wrt + 1:])),
+                                 args[wrt])
+        np.testing.assert_allclose(tad.grad(func, wrt=wrt)(*args), want, rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(tad.grad(func, wrt=wrt, optimized=False)(*args), want,
+                                   rtol=1e-5, atol=1e-7)
+    check_jvp(func, tad.jvp(func, wrt=(0, 1)), args, wrt=(0, 1))
+    v = rng.normal(size=3)
+    gradient, h = tad.grad(func), 1e-5
+    want = (gradient(args[0] + h * v, args[1]) - gradient(args[0] - h * v, args[1])) / (2 * h)
+    np.testing.assert_allclose(tad.hvp(func)(*args, v), want, rtol=1e-4, atol=1e-6)
+
+
+def test_sequence_arithmetic_on_python_numbers():
+    """The issue's repro: (a,) + (b,) then t[0] * t[1] is a product, not a
+    sum (d/da = b, d/db = a); (a, b) * 2 then t[0] * t[3] + t[2] ** 2 is
+    a * b + a ** 2 (d/da = b + 2a, d/db = a)."""
+    assert tad.grad(shared.tuple_concatenation, wrt=(0, 1))(1.5, 2.0) == (2.0, 1.5)
+    assert tad.grad(shared.tuple_repetition, wrt=(0, 1))(1.5, 2.0) == (2.0 + 3.0, 1.5)
+
+
+@pytest.mark.parametrize("optimized", [True, False])
+def test_sequence_arithmetic_the_code_does_not_show_is_refused(optimized):
+    """Tuples that come in as arguments look like arrays to the transformer:
+    their + and * are refused when the derivative runs, never differentiated
+    as arithmetic (which gave a tuple-sized sum, or repetition of adjoints)."""
+    two = (np.ones(2),), (2 * np.ones(2),)
+    cases = [(tad.grad(shared.concatenated_parameters, wrt=(0, 1), optimized=optimized), two),
+             (tad.grad(shared.doubled_parameter, optimized=optimized), ((1.5,),)),
+             (tad.grad(shared.repeated_parameter, optimized=optimized), ((1.5,),)),
+             (tad.vjp(shared.returned_repetition, optimized=optimized), ((1.5,), (1.0, 2.0)))]
+    for derivative, args in cases:
+        with pytest.raises(tad.UnsupportedSyntaxError, match="tuples or lists"):
+            derivative(*args)

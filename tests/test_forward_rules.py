@@ -37,7 +37,7 @@ MODULE_HEADER = '''\
 import math
 
 import numpy as np
-from tangent_ad.runtime import appended, iterated, updated
+from tangent_ad.runtime import appended, concatenated, iterated, repeated, updated
 ''' + ("import scipy.special\n" if "scipy" in NAMESPACE else "")
 
 

@@ -41,13 +41,14 @@ import inspect
 import gast
 import numpy as np
 
-from tangent_ad.ad import calls, forward_closures, forward_templates, templates
+from tangent_ad.ad import calls, containers, forward_closures, forward_templates, templates
 from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.frontend.closures import LocalFunction
 from tangent_ad.hooks import checkpoint
 from tangent_ad.frontend.generated import is_stack_pop, is_stack_push, returns_closure
 from tangent_ad.nodes import STACK, assign, call, const, name, pop, push, reads, writes
 from tangent_ad.optimize.shapes import ShapeClasses
+from tangent_ad.runtime.structures import concatenated, repeated
 from tangent_ad.registry import REGISTRY
 
 
@@ -111,6 +112,8 @@ class _Forward:
         self.shapes = ShapeClasses(tree, ctx)
         self.primal_of = {}  # tangent name -> primal name
         self.zero = set()    # active names whose tangent is zero here
+        # `a + b`, `a * b` that may concatenate or repeat tuples or lists
+        self.sequence_ops = set(map(id, containers.sequence_operations(tree.body)[0]))
 
     def tangent_name(self, var):
         tangent = self.namer.tangent(var)
@@ -253,6 +256,8 @@ class _Forward:
             self.active.add(temp)
             first = assign(temp, value)
             self.ctx.origin[first] = self.ctx.origin.get(stmt)
+            if id(stmt) in self.sequence_ops:
+                self.sequence_ops.add(id(first))
             return self.assignment(first) + self.assignment(assign(target, name(temp)))
         func = self.ctx.resolved.get(value)
         func = getattr(func, "__wrapped__", func) if isinstance(func, checkpoint) else func
@@ -282,6 +287,8 @@ class _Forward:
                 return [stmt, self.zeros(target)]
             return [stmt, self.define(target, gast.Subscript(
                 value=name(source), slice=copy.deepcopy(value.slice), ctx=gast.Load()))]
+        if id(stmt) in self.sequence_ops:
+            func = concatenated if isinstance(value.op, gast.Add) else repeated
         return [stmt] + self.expand(stmt, func, target)
 
     def expand(self, stmt, func, target):

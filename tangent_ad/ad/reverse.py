@@ -22,12 +22,13 @@ defined.
 """
 import gast
 
-from tangent_ad.ad import calls, checkpointing, output_check, saving, templates
+from tangent_ad.ad import calls, checkpointing, containers, output_check, saving, templates
 from tangent_ad.errors import InternalError, UnsupportedSyntaxError
 from tangent_ad.frontend import generated
 from tangent_ad.naming import COMPLEX_NOTE
-from tangent_ad.nodes import STACK, assign, call, call_name, comment, const, name, pop, walk
+from tangent_ad.nodes import STACK, assign, call, comment, const, name, pop, walk
 from tangent_ad.registry import REGISTRY
+from tangent_ad.runtime.structures import concatenated, repeated
 
 OUTPUT_ADJOINT = "bresult"
 
@@ -67,7 +68,11 @@ class _Reverse:
         params = [a.id for a in self.tree.args.args]
         saving.prepare_loops(body, self.ctx)
         self.pullbacks = calls.rewrite_calls(body[:-1], self.ctx, self.active)
-        self.structured = _maybe_containers(body, self.ctx)
+        self.structured = containers.may_hold_containers(body, self.ctx, self.pullbacks)
+        if self.ctx.kind == "vjp" and isinstance(returned, gast.Name):
+            self.structured.add(returned.id)  # any output: its cotangent is given
+        self.ctx.facts["may_hold_containers"] = self.structured
+        self.sequence_ops = set(map(id, containers.sequence_operations(body)[0]))
         primal, self.plan = saving.primal_sweep(body[:-1], self.ctx, params)
         self.zeroed = set()  # primal names the adjoint sweep takes zeros_like of
         checks, seed, defined = [], [], set()
@@ -176,11 +181,18 @@ class _Reverse:
         if isinstance(value, (gast.Tuple, gast.List, gast.Dict)):
             return self.literal_expansion(value, target)
         func = self.ctx.resolved.get(value)
+        if id(stmt) in self.sequence_ops:  # may concatenate or repeat a sequence
+            func = concatenated if isinstance(value.op, gast.Add) else repeated
         if REGISTRY.is_nonholomorphic(func):
             self.ctx.facts["nonholomorphic"] = True
         if func is None or REGISTRY.is_zero(func) or not isinstance(
                 value, (gast.Call, gast.BinOp, gast.UnaryOp, gast.Subscript)):
             return []  # constants, globals, comparisons: nothing flows back
+        if isinstance(value, gast.Call) and calls.is_user_function(func):
+            # the user's function of constants only (``o(1.0, n)`` in a branch
+            # whose target is active on another one): ``rewrite_calls`` made
+            # a pullback of every call with an active argument
+            return []
         where = self.ctx.where(self.ctx.origin.get(stmt))
         template = REGISTRY.lookup("reverse", func, where=where)
         templates.load_globals(template, self.ctx.namespace)
@@ -334,28 +346,6 @@ def conjugate_complex_results(tree, ctx):
         ret.value = call("conj_complex", results)
     tree.body[-1:-1] = [comment(COMPLEX_NOTE)] + stmts
     return gast.fix_missing_locations(tree)
-
-
-def _maybe_containers(body, ctx):
-    """Names whose value may be a tuple, list or dict (indexed, unpacked,
-    built from a literal, appended to, returned by a call, or passed to or
-    returned by a function declared ``structured``): their adjoints add up
-    entry by entry, with `accumulate`, not with `+`."""
-    names = set()
-    for node in walk(gast.Module(body=body, type_ignores=[])):
-        if isinstance(node, gast.Assign) and isinstance(node.value, gast.Call) \
-                and REGISTRY.is_structured(ctx.resolved.get(node.value)):
-            names.update(n.id for n in walk(node) if isinstance(n, gast.Name)
-                         and n.id != STACK)
-        if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name):
-            names.add(node.value.id)
-        elif isinstance(node, gast.Assign) and isinstance(
-                node.value, (gast.Tuple, gast.List, gast.Dict, gast.Call)):
-            if not isinstance(node.value, gast.Call) or isinstance(node.targets[0], gast.Tuple) \
-                    or call_name(node.value) == "appended":
-                names.update(n.id for n in walk(node.targets[0])
-                             if isinstance(n, gast.Name))
-    return names
 
 
 def _function(fname, args, defaults, body):

@@ -19,7 +19,7 @@ import gast
 
 from tangent_ad.analysis import cfg, dataflow
 from tangent_ad.frontend.generated import returns_closure
-from tangent_ad.nodes import STACK, is_push
+from tangent_ad.nodes import STACK, is_push, walk
 from tangent_ad.registry import REGISTRY
 
 
@@ -38,12 +38,14 @@ def active_names(tree, ctx, wrt, record=False):
         if is_push(node.stmt):  # generated code's stack.append(v): stack = f(stack, v)
             node.defs = frozenset({STACK})
     generated = ctx.facts.get("generated")
+    values = set()
     if generated and ctx.mode == "forward":
         # A closure (a pullback's `back`, or a pullback's result that holds
         # one) varies whatever it closes over: the argument it is called
         # with may vary, and its tangent is the function that says how.
+        values = _function_values(tree)
         for node in graph.nodes:
-            if isinstance(node.stmt, gast.FunctionDef) or (
+            if isinstance(node.stmt, gast.FunctionDef) and node.stmt.name in values or (
                     isinstance(node.stmt, gast.Assign) and isinstance(node.stmt.value, gast.Call)
                     and returns_closure(ctx.resolved.get(node.stmt.value))):
                 node.sources = node.sources | {_CLOSURE}
@@ -56,7 +58,8 @@ def active_names(tree, ctx, wrt, record=False):
         if isinstance(stmt, gast.For):
             return not _is_range(stmt.iter, ctx)
         # a generated closure varies with the values it closes over
-        return is_push(stmt) or (generated and isinstance(stmt, gast.FunctionDef))
+        return is_push(stmt) or (generated and isinstance(stmt, gast.FunctionDef)
+                                 and stmt.name in values)
 
     if record:
         ctx.facts["cfg"] = graph
@@ -64,6 +67,20 @@ def active_names(tree, ctx, wrt, record=False):
 
 
 _CLOSURE = "<closure>"  # a pseudo-variable that every generated closure reads
+
+
+def _function_values(tree):
+    """The nested defs of generated code used as values (``result, back``):
+    its closures. A def whose name is only called, or passed to a call (a
+    copy of the user's nested function, given to a specialized pullback
+    that calls its own pullback instead), is not one."""
+    defs = {n.name for n in walk(tree) if isinstance(n, gast.FunctionDef) and n is not tree}
+    passed = set()
+    for node in walk(tree):
+        if isinstance(node, gast.Call):
+            passed.update(id(a) for a in [node.func] + list(node.args))
+    return {n.id for n in walk(tree) if isinstance(n, gast.Name) and n.id in defs
+            and isinstance(n.ctx, gast.Load) and id(n) not in passed}
 
 
 def _differentiable(expr, ctx):

@@ -73,6 +73,22 @@ def _assigned_in_compound(tree):
     return names
 
 
+class _PassCaptures(gast.NodeTransformer):
+    """Copies a header or a statement kept as written; a call in it to a
+    lifted nested function or lambda (``closures.py``) passes the captured
+    variables too, at their current versions, as every other call does."""
+
+    def __init__(self, resolved, version):
+        self.resolved = resolved
+        self.version = version
+
+    def visit_Call(self, node):
+        captured = getattr(self.resolved.get(node), "free", ())
+        self.generic_visit(node)
+        node.args = list(node.args) + [name(self.version.get(v, v)) for v in captured]
+        return node
+
+
 class _Normalizer(Desugar):
     def __init__(self, ctx, mutable, stack=False):
         self.ctx = ctx
@@ -266,7 +282,7 @@ class _Normalizer(Desugar):
         version = self.version
         ctx = self.ctx
 
-        class Rename(gast.NodeTransformer):
+        class Rename(_PassCaptures):
             def visit_Name(self, node):
                 if node in ctx.resolved or not isinstance(node.ctx, gast.Load) or \
                         (node.id in ctx.namespace and node.id not in version):
@@ -277,20 +293,27 @@ class _Normalizer(Desugar):
                         **ctx.where(node))
                 return name(version[node.id])
 
-        return Rename().visit(node)
+        return Rename(ctx.resolved, version).visit(node)
 
     def verbatim(self, stmts):
         """User statements copied as they are, except that names of the
         function's variables read the versions current here."""
         version = dict(self.version)
 
-        class Rename(gast.NodeTransformer):
+        class Rename(_PassCaptures):
             def visit_Name(self, node):
                 if isinstance(node.ctx, gast.Load) and node.id in version:
                     return name(version[node.id])
                 return node
 
-        return [Rename().visit(copy.deepcopy(s)) for s in stmts]
+        out = []
+        for stmt in stmts:
+            copies = {}
+            copied = copy.deepcopy(stmt, copies)
+            calls = {copies[id(n)]: self.ctx.resolved[n] for n in walk(stmt)
+                     if isinstance(n, gast.Call) and n in self.ctx.resolved}
+            out.append(Rename(calls, version).visit(copied))
+        return out
 
     def is_atom(self, node):
         return isinstance(node, (gast.Name, gast.Constant)) or \
@@ -319,7 +342,12 @@ class _Normalizer(Desugar):
         if isinstance(node, (gast.ListComp, gast.DictComp)):
             return self.comprehension(node)
         if isinstance(node, gast.Lambda):
-            return self.local_function(self.ctx.facts["local_functions"][node])
+            functions = self.ctx.facts.get("local_functions", {})
+            if node not in functions and self.stack:
+                # a lambda of a user's nested def that generated code keeps
+                # as written (the calls go to its pullback): it stays as it is
+                return self.verbatim([gast.Expr(value=node)])[0].value
+            return self.local_function(functions[node])
         value = self.operation(node)
         temp = self.ctx.namer.fresh("t")
         self.emit(assign(temp, value))

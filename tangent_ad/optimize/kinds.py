@@ -283,6 +283,8 @@ class Kinds:
         if (func, len(args)) in (("float_argument", 1), ("cast_like", 2)):
             kind = self.of(args[-1])  # the boundary helpers: a float kind of x's
             return kind if kind in (None, BOTTOM) else float_kind(kind)
+        if func == "accumulate" and len(args) == 2:  # a number or an array: a sum
+            return self._apply(_BINARY[gast.Add], args)
         if func == "abs_slope" and len(args) == 1:
             return self._apply(np.sign, args)  # conj(sign) for complex: the same kind
         return None

@@ -24,8 +24,14 @@ class ShapeClasses:
         pairs = ctx.namer.adjoint_pairs() if ctx is not None and ctx.namer else []
         if assigns is None:
             assigns = [n for n in statements(tree) if isinstance(n, gast.Assign)]
+        # ``t = p + p`` or ``t = p * 2`` of a tuple or list is no
+        # elementwise operation: a name the reverse pass saw may hold a
+        # container (``containers.py``) joins no class through + or *
+        maybe = ctx.facts.get("may_hold_containers", ()) if ctx is not None else ()
         simple = [n for n in assigns if len(n.targets) == 1
-                  and isinstance(n.targets[0], gast.Name)]
+                  and isinstance(n.targets[0], gast.Name)
+                  and not (n.targets[0].id in maybe and isinstance(n.value, gast.BinOp)
+                           and isinstance(n.value.op, (gast.Add, gast.Mult)))]
         # A primal name defined more than once (a loop-carried value, a
         # reassignment, a parameter assigned) may change shape between its
         # definitions, e.g. ``a = np.sum(y)`` then ``a = a + x``: the

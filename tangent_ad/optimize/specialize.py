@@ -22,6 +22,8 @@ values, shapes and dtypes for those kinds:
   array) meets arithmetic: ``f * y`` -> ``y * s`` and ``f / y`` ->
   ``s / y`` for a `y` of `f`'s kind, ``f * c`` -> ``np.full_like(x, s * c)``
   and ``-f`` -> ``np.full_like(x, -s)``;
+* ``accumulate(a, b)`` -> ``a + b`` for numbers and arrays (a known kind
+  is never a container);
 * ``zeros_like(x)`` -> ``0.0`` for a Python float, ``np.zeros((2, 3))``
   for an array;
 * ``iterated(x)`` -> ``x`` and ``uniterated(g, x)`` -> ``g`` for an `x`
@@ -213,6 +215,8 @@ class _Rewriter(gast.NodeTransformer):
             if kg is not None and kx is not None and kg == float_kind(kx):
                 return args[0]  # the value already has the kind of its argument
             return node
+        if func == "accumulate" and len(args) == 2 and None not in map(self.kinds.of, args):
+            return gast.BinOp(left=args[0], op=gast.Add(), right=args[1])  # no container
         if func == "abs_slope" and len(args) == 1 and is_real(self.kinds.of(args[0])):
             node.func = gast.Attribute(value=gast.Name(id="np", ctx=gast.Load(), annotation=None,
                                                        type_comment=None),

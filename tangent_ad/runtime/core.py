@@ -4,12 +4,14 @@ Every derivative uses some of these: ``unbroadcast`` sums an adjoint back
 to its operand's shape, ``unreduce`` spreads a reduction's adjoint over the
 reduced axes, ``unindex`` scatters an indexing's adjoint back.
 """
+import operator
+
 import numpy as np
 
-from tangent_ad.errors import NonScalarOutputError
-from tangent_ad.runtime.structures import unindex_container
+from tangent_ad.errors import NonScalarOutputError, UnsupportedSyntaxError
+from tangent_ad.runtime.structures import accumulate, rebuild, unindex_container, zeros_like
 
-__all__ = ["ensure_scalar", "ensure_real", "unbroadcast", "unreduce", "unreduce_mean", "unindex", "inverse_permutation", "conj_complex", "abs_slope", "dsinc", "digamma"]
+__all__ = ["ensure_scalar", "ensure_real", "unbroadcast", "unplus", "untimes", "unreduce", "unreduce_mean", "unindex", "inverse_permutation", "conj_complex", "abs_slope", "dsinc", "digamma"]
 
 
 _ndarray = np.ndarray
@@ -105,6 +107,12 @@ def unbroadcast(g, x):
                 return np.add.reduce(g, axis=0 if lead == 1 else tuple(range(lead)))
     elif kind is float and type(g) is float:
         return g
+    if isinstance(x, (tuple, list)) and isinstance(g, (tuple, list)):
+        raise UnsupportedSyntaxError(
+            "a + or * of tuples or lists was differentiated as arithmetic: the "
+            "function does not show that its operands are sequences",
+            hint="build the sequence with a literal where it is concatenated or "
+                 "repeated, e.g. t = (p[0], p[1]) + (q[0],), or index the parts")
     shape = np.shape(x)
     gshape = np.shape(g)
     if gshape != shape:
@@ -117,6 +125,49 @@ def unbroadcast(g, x):
             if n == 1 and gshape[lead + i] != 1)
         g = np.reshape(np.sum(g, axis=axes), shape)
     return _like(g, x)
+
+
+def _is_sequence(x):
+    return isinstance(x, (tuple, list))
+
+
+def unplus(g, a, b, side):
+    """The adjoint of operand `side` (0 or 1) of ``a + b``: for two
+    sequences (a concatenation) the part of `g` that came from it, in its
+    type; otherwise `g` reduced to its shape, as for an addition.
+
+    >>> unplus((1.0, 2.0, 3.0), (0.0,), [0.0, 0.0], 1)
+    [2.0, 3.0]
+    >>> unplus(np.ones(2), 0.0, np.zeros(2), 0)
+    2.0
+    """
+    if _is_sequence(a) and _is_sequence(b):
+        part = list(g)[:len(a)] if side == 0 else list(g)[len(a):]
+        return rebuild(a if side == 0 else b, part)
+    return unbroadcast(g, a if side == 0 else b)
+
+
+def untimes(g, x, other):
+    """The adjoint of the operand `x` of a product ``x * other`` (either
+    order: both ``*`` commute): for a sequence repeated an int number of
+    times, the sum of `g`'s repeats, entry by entry; none (0.0) for the
+    int count of a repetition; otherwise that of a product.
+
+    >>> untimes((1.0, 2.0, 3.0, 4.0), (0.0, 0.0), 2)
+    (4.0, 6.0)
+    >>> untimes(np.ones(2), 3.0, np.array([1.0, 2.0]))
+    3.0
+    """
+    if _is_sequence(x):
+        count = operator.index(other)  # a TypeError, as in Python, for a float
+        total, n = zeros_like(x), len(x)
+        items = list(g)
+        for start in range(0, n * max(count, 0), n):
+            total = accumulate(total, rebuild(x, items[start:start + n]))
+        return total
+    if _is_sequence(other):
+        return 0.0
+    return unbroadcast(g * other, x)
 
 
 def unreduce(g, x, axis=None, keepdims=False):

@@ -8,8 +8,8 @@ Generated code reaches these through ``tangent_ad.runtime``.
 """
 import numpy as np
 
-__all__ = ["accumulate", "appended", "iterated", "iterated_tangent", "unindex_container",
-           "uniterated", "updated", "zeroed", "zeros_like"]
+__all__ = ["accumulate", "appended", "concatenated", "iterated", "iterated_tangent", "rebuild",
+           "repeated", "unindex_container", "uniterated", "updated", "zeroed", "zeros_like"]
 
 
 def _is_container(x):
@@ -26,7 +26,7 @@ def zeros_like(x):
     if isinstance(x, dict):
         return {k: zeros_like(v) for k, v in x.items()}
     if isinstance(x, (tuple, list)):
-        return _rebuild(x, [zeros_like(v) for v in x])
+        return rebuild(x, [zeros_like(v) for v in x])
     if isinstance(x, (float, int)) or x is None:
         return 0.0
     return np.zeros_like(x)
@@ -41,7 +41,7 @@ def accumulate(a, b):
     if isinstance(a, dict):
         return {k: accumulate(a.get(k), b.get(k)) for k in {**a, **b}}
     if isinstance(a, (tuple, list)):
-        return _rebuild(a, [accumulate(x, y) for x, y in zip(a, b)])
+        return rebuild(a, [accumulate(x, y) for x, y in zip(a, b)])
     if a is None:
         return b
     if b is None:
@@ -49,8 +49,21 @@ def accumulate(a, b):
     return a + b
 
 
-def _rebuild(like, items):
-    """A tuple, list or named tuple (``eigh``'s result) of `like`'s type."""
+def concatenated(a, b):
+    """``a + b``: the operation whose rule the reverse pass uses for a ``+``
+    that may concatenate tuples or lists (see ``unconcat``)."""
+    return a + b
+
+
+def repeated(a, b):
+    """``a * b``: the operation whose rule the reverse pass uses for a ``*``
+    that may repeat a tuple or list (see ``unrepeat``)."""
+    return a * b
+
+
+def rebuild(like, items):
+    """`items` as a tuple, list or named tuple (``eigh``'s result) of
+    `like`'s type."""
     if hasattr(like, "_fields"):
         return type(like)(*items)
     return type(like)(items)

@@ -25,6 +25,6 @@ def pullback_power_dx(x, n):
             # Grad of: return x * power(x, n - 1)
             bx = unbroadcast(bresult * t2, x)
             bt2 = unbroadcast(bresult * x, t2)
-            bx = bx + back_t2(bt2)
+            bx = accumulate(bx, back_t2(bt2))
         return bx
     return result, back
