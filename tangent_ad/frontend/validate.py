@@ -7,7 +7,7 @@ Each refusal names the construct, points at it, and says what to do.
 import gast
 
 from tangent_ad.errors import UnsupportedSyntaxError
-from tangent_ad.frontend import generated
+from tangent_ad.frontend import generated, introspection, mutation
 
 _BINOPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.MatMult,
            gast.Mod, gast.FloorDiv)
@@ -37,7 +37,11 @@ def run(tree, ctx):
     with `break` and `continue`, and `return` (early ones included) as
     long as every path ends in one.
     """
+    top = "generated" not in ctx.facts  # not a nested def checked below
     ctx.facts["generated"] = generated.is_generated(ctx.func)
+    if top and not ctx.facts["generated"]:
+        introspection.check(tree, ctx)
+        mutation.check(tree, ctx, callee=ctx.callee)
     _check_arguments(tree, ctx)
     body = tree.body
     if body and _is_docstring(body[0]):
