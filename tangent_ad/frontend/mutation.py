@@ -25,6 +25,7 @@ docs/supported-python.md). Calls of NumPy's in-place writers
 """
 import builtins
 import inspect
+import types
 
 import gast
 import numpy as np
@@ -126,7 +127,8 @@ def _own_nodes(stmts):
 
 
 class _Scope:
-    """The writes, bindings and sharing uses of the names of one function."""
+    """The writes, and the links that may make two names share an object, of
+    one function."""
 
     def __init__(self, fdef, ctx, scope, callee):
         self.ctx, self.scope, self.callee = ctx, scope, callee
@@ -134,8 +136,12 @@ class _Scope:
         self.local = set(self.params)
         self.order = {}   # statement -> position in the source
         self.loops = {}   # statement -> the loops around it
-        self.writes, self.bindings, self.shares, self.direct = [], [], [], []
+        self.writes = []  # (statement, name written in place)
+        self.links = []   # (statement, target names, expression, binds the targets)
+        self.loads = []   # (statement, names it reads)
+        self.direct = []  # (node, message, hint): refused whatever the names
         self.helpers = []  # Python functions called
+        self.unfresh = set()  # (statement, name) bound to a value that may be shared
         for node in _own_nodes(fdef.body):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
                 self.local.add(node.id)
@@ -151,52 +157,51 @@ class _Scope:
             self.loops[stmt] = loops
             self._statement(stmt)
             if isinstance(stmt, (gast.For, gast.While)):
-                inner = loops + (stmt,)
-                self._statements(stmt.body, inner)
+                self._statements(stmt.body, loops + (stmt,))
             elif isinstance(stmt, gast.If):
                 self._statements(stmt.body, loops)
                 self._statements(stmt.orelse, loops)
 
     def _statement(self, stmt):
-        if isinstance(stmt, gast.Assign):
-            for target in stmt.targets:
-                self._target(target, stmt.value, stmt)
-            self.shares.append((stmt, stmt.value))
-        elif isinstance(stmt, gast.AnnAssign) and stmt.value is not None:
-            self._target(stmt.target, stmt.value, stmt)
-            self.shares.append((stmt, stmt.value))
-        elif isinstance(stmt, gast.AugAssign):
-            target = stmt.target
-            if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
-                self.writes.append((stmt, target.value.id))
-            elif isinstance(target, gast.Name):
-                self.writes.append((stmt, target.id))
-            self.shares.append((stmt, stmt.value))
-        elif isinstance(stmt, gast.For):
-            self._target(stmt.target, None, stmt)
-            self.shares.append((stmt, stmt.iter))
         if isinstance(stmt, (gast.If, gast.While)):
             heads = [stmt.test]
         elif isinstance(stmt, gast.For):
             heads = [stmt.iter]
-        elif isinstance(stmt, (gast.FunctionDef, gast.With)):
-            heads = []
+            self._target(stmt.target, None, stmt.iter, stmt)
         else:
             heads = [stmt]
+        self.loads.append((stmt, {n.id for h in heads for n in gast.walk(h)
+                                  if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}))
+        if isinstance(stmt, (gast.Assign, gast.AnnAssign)) and stmt.value is not None:
+            for target in getattr(stmt, "targets", None) or [stmt.target]:
+                self._target(target, stmt.value, stmt.value, stmt)
+        elif isinstance(stmt, gast.AugAssign):
+            target = stmt.target
+            base = target.value if isinstance(target, gast.Subscript) else target
+            if isinstance(base, gast.Name):
+                self.writes.append((stmt, base.id))
+                if isinstance(stmt.value, (gast.List, gast.Tuple)):  # xs += [y] keeps y
+                    self.links.append((stmt, {base.id}, stmt.value, False))
+        if isinstance(stmt, (gast.FunctionDef, gast.With)):
+            return
         for node in _own_nodes(heads):
             if isinstance(node, gast.Call):
                 self._call(node, stmt)
 
-    def _target(self, target, value, stmt):
+    def _target(self, target, value, source, stmt):
+        """Record what assigning `value` (a part of `source`) to `target` links."""
         if isinstance(target, gast.Name):
-            self.bindings.append((stmt, target.id, value))
+            self.links.append((stmt, {target.id}, source if value is None else value, True))
+            if value is None or not self._fresh(value):
+                self.unfresh.add((stmt, target.id))
         elif isinstance(target, (gast.Tuple, gast.List)):
             values = value.elts if isinstance(value, (gast.Tuple, gast.List)) and \
                 len(value.elts) == len(target.elts) else [None] * len(target.elts)
             for t, v in zip(target.elts, values):
-                self._target(t, v, stmt)
+                self._target(t, v, source, stmt)
         elif isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
             self.writes.append((stmt, target.value.id))
+            self.links.append((stmt, {target.value.id}, value, False))
 
     def _call(self, call, stmt):
         func = call.func
@@ -210,23 +215,23 @@ class _Scope:
                                 "place, which the derivative does not see",
                                 "build the new array instead (np.where, or indexing "
                                 "and assignment into a copy)"))
-            self.writes.append((stmt, None))
         elif obj is _MISSING and isinstance(func, gast.Attribute) and \
                 func.attr in _MUTATING_METHODS and isinstance(func.value, gast.Name):
-            self.writes.append((stmt, func.value.id))
+            receiver = func.value.id
+            self.writes.append((stmt, receiver))
+            self.links.append((stmt, {receiver}, gast.Tuple(elts=call.args, ctx=gast.Load()),
+                               False))
             if func.attr != "append" or not isinstance(stmt, gast.Expr):
                 self.direct.append((call, f"'.{func.attr}()' changes "
-                                f"'{func.value.id}' in place, which the derivative "
-                                "does not see", "build a new value instead "
-                                "(sorted(xs), xs + [v], np.sort(x), ...)"))
+                                    f"'{receiver}' in place, which the derivative "
+                                    "does not see", "build a new value instead "
+                                    "(sorted(xs), xs + [v], np.sort(x), ...)"))
 
     # -- judging ------------------------------------------------------------
 
     def problems(self):
         found = list(self.direct)
         for stmt, name in self.writes:
-            if name is None:
-                continue
             problem = self._judge(stmt, name)
             if problem:
                 found.append((stmt,) + problem)
@@ -246,23 +251,52 @@ class _Scope:
                     "changes the caller's value too; the derivative cannot follow that",
                     f"compute a new value ({name} = {name} / s, or a copy: "
                     f"{name} = {name}.copy()) and return it")
-        for binding, bound, value in self.bindings:
-            if bound == name and self._before(binding, stmt) and not self._fresh(value):
-                source = self.ctx.info.segment(binding) if self.ctx.info else bound
+        for other, link in self._aliases(stmt, name).items():
+            if other != name and self._observed(other, stmt):
+                source = self.ctx.info.segment(link) if self.ctx.info else other
                 return (f"'{text}' writes in place into '{name}', which may share "
-                        f"its memory with another value ('{source}', line "
-                        f"{self._line(binding)}); the other would change too",
-                        f"make '{name}' a copy first ({name} = ....copy()) or build "
-                        "the new value without writing in place")
-        for use, expr in self.shares:
-            if use is not stmt and self._before(use, stmt) and self._shares(expr, name):
-                source = self.ctx.info.segment(use) if self.ctx.info else name
-                return (f"'{text}' writes in place into '{name}', which is also "
-                        f"reachable another way ('{source}', line {self._line(use)}); "
-                        "that value would change too",
-                        f"keep a copy there instead ({name}.copy()) or build the "
-                        "new value without writing in place")
+                        f"its object with '{other}' ('{source}', line "
+                        f"{self._line(link)}); in Python '{other}' would change too, "
+                        "which the derivative does not see",
+                        "make a copy before writing (.copy()), or build the new "
+                        "value without writing in place")
         return None
+
+    def _aliases(self, write, name):
+        """{name that may refer to `name`'s object, or hold it: the statement
+        that linked it}, over the links that may run before `write`."""
+        found = {name: write}
+        changed = True
+        while changed:
+            changed = False
+            for stmt, targets, expr, binds in self.links:
+                if stmt is write or not self._before(stmt, write):
+                    continue
+                new = set()
+                if any(self._shares(expr, a) for a in found):
+                    new |= targets  # the targets now hold a reference
+                if binds and targets & set(found) and (stmt, next(iter(targets))) in self.unfresh:
+                    new |= {n.id for n in gast.walk(expr) if isinstance(n, gast.Name)
+                            and self._shares(expr, n.id)}
+                for other in new - set(found):
+                    found[other] = stmt
+                    changed = True
+        return found
+
+    def _observed(self, other, write):
+        """A change to `other`'s object after `write` would be seen."""
+        if other not in self.local:
+            obj = self.scope.get(other, _MISSING)
+            return obj is not _MISSING and not callable(obj) and \
+                not isinstance(obj, types.ModuleType)
+        if other in self.params and self.callee:
+            return True
+        for stmt, names in self.loads:
+            if stmt is not write and other in names and (
+                    self.order[stmt] > self.order[write] or stmt in self.loops[write]
+                    or set(self.loops[stmt]) & set(self.loops[write])):
+                return True
+        return False
 
     def _line(self, node):
         return self.ctx.where(node).get("lineno")
