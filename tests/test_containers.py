@@ -195,3 +195,20 @@ def test_loop_over_a_sequence_argument_at_higher_order():
     np.testing.assert_allclose(tad.vjp(tad.jvp(cubes))(x, x, (1.0, 1.0)), 9 * x * x)
     value, tangent = tad.jvp(tad.jvp(cubes))(x, x, x)
     np.testing.assert_allclose(tangent[1], np.sum(6 * x * x * x))  # d/dx (3 x^2 . x) . x
+
+
+def write_parameter(x):
+    x[0] = x[1] * x[2]
+    return np.sum(x * x)
+
+
+def test_a_write_into_the_requested_functions_parameter_is_right(rng):
+    # f(x) = (x1 x2)^2 + x1^2 + x2^2 once x0 is overwritten, so by hand
+    # df/dx = [0, 2 x1 x2^2 + 2 x1, 2 x2 x1^2 + 2 x2]; the caller's x is unchanged
+    x = rng.normal(size=3)
+    before = x.copy()
+    grad = tad.grad(write_parameter)(x)
+    np.testing.assert_array_equal(x, before)
+    x0, x1, x2 = before
+    np.testing.assert_allclose(grad, [0.0, 2 * x1 * x2 ** 2 + 2 * x1,
+                                      2 * x2 * x1 ** 2 + 2 * x2], rtol=1e-12)
