@@ -147,20 +147,23 @@ class _Scope:
                 self.local.add(node.id)
             elif isinstance(node, gast.FunctionDef):
                 self.local.add(node.name)
-        self._statements(fdef.body, ())
+        self.blocks = {}  # statement -> the statement lists around it, innermost last
+        self._statements(fdef.body, (), ())
 
     # -- collecting ---------------------------------------------------------
 
-    def _statements(self, stmts, loops):
+    def _statements(self, stmts, loops, blocks):
+        blocks = blocks + (id(stmts),)
         for stmt in stmts:
             self.order[stmt] = len(self.order)
             self.loops[stmt] = loops
+            self.blocks[stmt] = blocks
             self._statement(stmt)
             if isinstance(stmt, (gast.For, gast.While)):
-                self._statements(stmt.body, loops + (stmt,))
+                self._statements(stmt.body, loops + (stmt,), blocks)
             elif isinstance(stmt, gast.If):
-                self._statements(stmt.body, loops)
-                self._statements(stmt.orelse, loops)
+                self._statements(stmt.body, loops, blocks)
+                self._statements(stmt.orelse, loops, blocks)
 
     def _statement(self, stmt):
         if isinstance(stmt, (gast.If, gast.While)):
@@ -246,7 +249,7 @@ class _Scope:
                     "derivative cannot follow a change to state outside the function",
                     f"pass '{name}' as an argument and return its new value, or "
                     "build a new array or list inside the function")
-        if name in self.params and self.callee:
+        if name in self.params and self.callee and not self._rebound(name, stmt):
             return (f"'{text}' changes the parameter '{name}' in place, which "
                     "changes the caller's value too; the derivative cannot follow that",
                     f"compute a new value ({name} = {name} / s, or a copy: "
@@ -261,6 +264,16 @@ class _Scope:
                         "make a copy before writing (.copy()), or build the new "
                         "value without writing in place")
         return None
+
+    def _rebound(self, name, write):
+        """`name` is bound to a fresh value on every path to `write`: by an
+        earlier statement of a block around it (``y = y / s`` first)."""
+        for stmt, targets, expr, binds in self.links:
+            if binds and targets == {name} and (stmt, name) not in self.unfresh \
+                    and self.order[stmt] < self.order[write] \
+                    and self.blocks[write][:len(self.blocks[stmt])] == self.blocks[stmt]:
+                return True
+        return False
 
     def _aliases(self, write, name):
         """{name that may refer to `name`'s object, or hold it: the statement
