@@ -206,5 +206,5 @@ CASES = {
     "enumerate_zip_active": (enumerate_zip_active,
                              lambda r: (r.normal(size=(4, 3)), r.normal(size=3)), (0, 1)),
     "accumulate_array": (accumulate_array, lambda r: (r.normal(size=(2, 2)), _count(r)), (0,)),
-    "is_none_default": (is_none_default, lambda r: (r.normal(size=3),), (0,)),
+    "is_none_default": (is_none_default, lambda r: (r.normal(size=3), None), (0,)),
 }

@@ -65,7 +65,7 @@ def check(tree, ctx, callee, seen=None):
     function is called by another one, so its parameters are the caller's
     values."""
     seen = set() if seen is None else seen
-    seen.add(getattr(ctx.func, "__code__", None))
+    seen.add(ctx.func)  # by function: decorated functions share their wrapper's code
     scope = function_scope(ctx.func)
     problems, helpers = [], []
     for fdef, nested in _functions(tree):
@@ -76,7 +76,7 @@ def check(tree, ctx, callee, seen=None):
         node, message, hint = min(problems, key=lambda p: (p[0].lineno, p[0].col_offset))
         raise UnsupportedSyntaxError(message, hint=hint, **ctx.where(node))
     for helper in helpers:
-        if helper.__code__ not in seen:
+        if helper not in seen:
             _check_helper(helper, seen)
 
 
