@@ -223,6 +223,13 @@ HIDDEN = [
                 return np.sum(2.0 * x)
             return np.sum(x)
         """, "if y is not x:"),
+    ("np.shares_memory", """
+        def f(x):
+            y = x * 1.0
+            if np.shares_memory(x, y):
+                return np.sum(x)
+            return np.sum(x * x)
+        """, "if np.shares_memory(x, y):"),
     ("write into a module-level list", """
         BUF = [0.0]
 

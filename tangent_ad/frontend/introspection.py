@@ -3,7 +3,8 @@
 ``eval("x * 2")`` or ``locals()`` run code or read frames that are not in
 the tree; ``id(a) == id(b)`` and ``a is b`` ask whether two values are the
 same object, which the optimizer changes (``y = x * 1.0`` becomes
-``y = x``), so the derivative could take the other branch. They are
+``y = x``), so the derivative could take the other branch
+(``np.shares_memory`` too). They are
 refused up front, at the first one in the source.
 
 Names are checked by the object they denote, not by spelling: ``from
@@ -16,6 +17,7 @@ import importlib
 import types
 
 import gast
+import numpy as np
 
 from tangent_ad.errors import UnsupportedSyntaxError
 
@@ -43,6 +45,12 @@ _DYNAMIC = {
                   "does not keep (the optimizer may turn a copy into the same "
                   "object)", "compare values instead (np.array_equal(a, b)), or "
                   "pass a flag"),
+    np.shares_memory: ("np.shares_memory(...) asks whether two arrays are one "
+                       "buffer, which the derivative does not keep",
+                       "compare values instead, or pass a flag"),
+    np.may_share_memory: ("np.may_share_memory(...) asks whether two arrays are "
+                          "one buffer, which the derivative does not keep",
+                          "compare values instead, or pass a flag"),
     builtins.setattr: ("setattr(...) changes an object, which the derivative "
                        "does not see", "pass the value as an argument or return it"),
     builtins.delattr: ("delattr(...) changes an object, which the derivative "
