@@ -414,3 +414,17 @@ def test_writing_into_an_existing_array_is_refused(tmp_path, body):
         tad.grad(func)
     assert "assign the result" in info.value.hint
 
+def test_an_update_of_a_value_taken_from_an_array_hints_at_rebinding(tmp_path):
+    # total = x[0] is a view of x's first row when x is a matrix, and
+    # `total += ...` then changes x in place
+    func, path = _load(tmp_path, """
+        def f(x):
+            total = x[0]
+            for i in range(1, 3):
+                total += x[i]
+            return np.sum(total * x)
+        """)
+    with pytest.raises(tad.UnsupportedSyntaxError, match="total = x") as info:
+        tad.grad(func)
+    assert path.read_text().splitlines()[info.value.lineno - 1].strip() == "total += x[i]"
+    assert "total = total + ..." in info.value.hint

@@ -56,6 +56,8 @@ _FRESH_BUILTINS = {builtins.len, builtins.range, builtins.float, builtins.int,
                    builtins.dict, builtins.tuple, builtins.sorted, builtins.bool,
                    builtins.str, builtins.sum, builtins.pow, builtins.divmod}
 _METADATA = {"shape", "ndim", "size", "dtype"}
+_OPERATORS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
+              gast.MatMult: "@", gast.Mod: "%", gast.FloorDiv: "//"}
 
 
 def check(tree, ctx, callee, seen=None):
@@ -259,11 +261,18 @@ class _Scope:
                 source = self.ctx.info.segment(link) if self.ctx.info else other
                 return (f"'{text}' writes in place into '{name}', which may share "
                         f"its object with '{other}' ('{source}', line "
-                        f"{self._line(link)}); in Python '{other}' would change too, "
-                        "which the derivative does not see",
-                        "make a copy before writing (.copy()), or build the new "
-                        "value without writing in place")
+                        f"{self._line(link)}); in Python '{other}' may change too, "
+                        "which the derivative would not see", self._hint(stmt, name))
         return None
+
+    @staticmethod
+    def _hint(stmt, name):
+        if isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Name):
+            op = _OPERATORS.get(type(stmt.op), "+")
+            return (f"write '{name} = {name} {op} ...': a new value, where "
+                    f"'{name} {op}= ...' changes an array in place")
+        return "make a copy before writing (.copy()), or build the new value " \
+            "without writing in place"
 
     def _rebound(self, name, write):
         """`name` is bound to a fresh value on every path to `write`: by an

@@ -90,8 +90,10 @@ def signature(func):
 def parse_function(func):
     """Parse `func`'s source into a gast FunctionDef and its SourceInfo.
 
-    Decorators are dropped (the decorator that asked for the derivative is
-    usually one of them).
+    Decorator lines are dropped (the decorator that asked for the
+    derivative is usually one of them). A function a decorator wrapped with
+    ``functools.wraps`` is read from the wrapper's own code, what a call
+    runs, not from ``__wrapped__`` (see ``wrappers``).
     """
     name = getattr(func, "__qualname__", repr(func))
     lifted = getattr(func, "tree", None)
