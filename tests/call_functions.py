@@ -113,6 +113,13 @@ def scaled_square(x):
     return np.sum(x * x)
 
 
+@scaled
+def scaled_sine(x):
+    # the same wrapper code as scaled_square, another closure cell: a cached
+    # derivative of one must not be reused for the other
+    return np.sum(np.sin(x))
+
+
 @shifted
 def shifted_product(x, w):
     return np.sum(np.sin(x) * w)
@@ -146,6 +153,7 @@ CASES = {
     "inactive_argument_call": (inactive_argument_call,
                                lambda r: (r.normal(size=3), r.normal(size=(3, 3))), (0,)),
     "decorated_scaled": (scaled_square, lambda r: (r.normal(size=3),), (0,)),
+    "decorated_scaled_too": (scaled_sine, lambda r: (r.normal(size=3),), (0,)),
     "decorated_forwarding": (shifted_product, lambda r: (r.normal(size=3), r.normal(size=3)),
                              (0, 1)),
     "decorated_registration": (registered_cube, lambda r: (r.normal(size=3),), (0,)),
