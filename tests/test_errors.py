@@ -414,6 +414,7 @@ def test_writing_into_an_existing_array_is_refused(tmp_path, body):
         tad.grad(func)
     assert "assign the result" in info.value.hint
 
+
 def test_an_update_of_a_value_taken_from_an_array_hints_at_rebinding(tmp_path):
     # total = x[0] is a view of x's first row when x is a matrix, and
     # `total += ...` then changes x in place
