@@ -26,6 +26,7 @@ class Context:
     kind: str = "gradient"     # "gradient": df(args, bresult); "pullback": (y, back)
     calls: dict = field(default_factory=dict)  # (function, wrt, statics) -> pullback name
     static_args: dict = field(default_factory=dict)  # parameter -> function it is bound to
+    callee: bool = False       # called by another function being transformed
     rewrites: int = 0          # changes the optimization passes made, for the fixed point
 
     def count_rewrites(self, number):

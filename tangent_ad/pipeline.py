@@ -64,7 +64,8 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
             for key in [k for k in calls if k not in done]:
                 done.add(key)
                 callee_tree, callee = _generate(key[0], key[1], callee_kind, calls,
-                                                static_args=dict(key[2]), **options)
+                                                static_args=dict(key[2]), callee=True,
+                                                **options)
                 texts.append(emit.run(callee_tree, callee))
                 contexts.append(callee)
                 defines.append(callee_tree.name)
@@ -88,11 +89,11 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
 
 
 def _generate(func, wrt, kind, calls, *, mode, optimized, verbose,
-              preserve_result=False, static_args=None):
+              preserve_result=False, static_args=None, callee=False):
     """Run the stages on one function; return (derivative tree, context)."""
     ctx = Context(func=func, wrt=wrt, mode=mode, optimized=optimized,
                   preserve_result=preserve_result, verbose=verbose, kind=kind,
-                  calls=calls, static_args=static_args or {})
+                  calls=calls, static_args=static_args or {}, callee=callee)
     tree, ctx.info = source.parse_function(func)
     for stage in FRONTEND:
         tree = _stage(stage, tree, ctx)

@@ -1,4 +1,6 @@
 """Functions that call other Python functions, for tests/test_calls.py."""
+import functools
+
 import numpy as np
 
 
@@ -97,6 +99,61 @@ def mutual_with_constant(x, n):
     return np.sum(settles(x, n) * x) + np.sum(unsettled(x, n))
 
 
+def scaled(fn):
+    """A decorator that changes the value: what is called is 3 * fn(x)."""
+    @functools.wraps(fn)
+    def wrapper(x):
+        return 3.0 * fn(x)
+    return wrapper
+
+
+def shifted(fn):
+    """A decorator that forwards *args and **kwargs and changes the value."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return np.tanh(fn(*args, **kwargs)) + 1.0
+    return wrapper
+
+
+REGISTERED = []
+
+
+def register(fn):
+    """A registration decorator: returns the function itself."""
+    REGISTERED.append(fn.__name__)
+    return fn
+
+
+@scaled
+def scaled_square(x):
+    return np.sum(x * x)
+
+
+@scaled
+def scaled_sine(x):
+    # the same wrapper code as scaled_square, another closure cell: a cached
+    # derivative of one must not be reused for the other
+    return np.sum(np.sin(x))
+
+
+@shifted
+def shifted_product(x, w):
+    return np.sum(np.sin(x) * w)
+
+
+@register
+def registered_cube(x):
+    return np.sum(x ** 3)
+
+
+def calls_decorated(x, w):
+    return scaled_square(x * w) * registered_cube(w)
+
+
+def calls_two_decorated(x, w):
+    return scaled_square(x * w) + shifted_product(x, w)
+
+
 CASES = {
     "star_args": (star_args, lambda r: (r.normal(size=3), r.normal(size=3)), (0, 1)),
     "net": (net, lambda r: (r.normal(size=(3, 3)), r.normal(size=(3, 3)), r.normal(size=3)),
@@ -113,4 +170,10 @@ CASES = {
                              lambda r: (r.normal(size=3), int(r.integers(0, 5))), (0,)),
     "inactive_argument_call": (inactive_argument_call,
                                lambda r: (r.normal(size=3), r.normal(size=(3, 3))), (0,)),
+    "decorated_scaled": (scaled_square, lambda r: (r.normal(size=3),), (0,)),
+    "decorated_scaled_too": (scaled_sine, lambda r: (r.normal(size=3),), (0,)),
+    "decorated_forwarding": (shifted_product, lambda r: (r.normal(size=3), r.normal(size=3)),
+                             (0, 1)),
+    "decorated_registration": (registered_cube, lambda r: (r.normal(size=3),), (0,)),
+    "calls_decorated": (calls_decorated, lambda r: (r.normal(size=3), r.normal(size=3)), (0, 1)),
 }

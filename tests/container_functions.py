@@ -100,6 +100,23 @@ def write_dict(p, x):
     return np.sum(q["a"] + q["b"])
 
 
+def write_then_share(x):
+    # writes into a fresh array, shared only after the last write: allowed
+    y = np.zeros(3)
+    y[0] = x[0] * x[1]
+    y[1:] += x[1:] ** 2
+    z = y
+    return np.sum(z * x)
+
+
+def write_into_alias_never_read_again(x):
+    # w and z are one array, but z is not read after the write: allowed
+    z = x * 1.0
+    w = z
+    w[0] = 3.0 * x[1]
+    return np.sum(w * x)
+
+
 CASES = {
     "add_dict_key": (add_dict_key, lambda r: (r.normal(size=3),), (0,)),
     "fill_buffer": (fill_buffer, lambda r: (r.normal(size=5), int(r.integers(0, 6))), (0,)),
@@ -110,5 +127,7 @@ CASES = {
     "collect": (collect, lambda r: (r.normal(size=3), int(r.integers(0, 5))), (0,)),
     "tree_depth_8": (tree_loss, lambda r: (r.normal(size=(256, 4)) * 0.3,
                                            r.normal(size=4) * 0.3), (0, 1)),
+    "write_then_share": (write_then_share, lambda r: (r.normal(size=3),), (0,)),
+    "write_into_alias_never_read_again": (write_into_alias_never_read_again,
+                                          lambda r: (r.normal(size=3),), (0,)),
 }
-

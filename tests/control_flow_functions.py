@@ -335,6 +335,14 @@ ALL_MODES = {
                                   [(_VECTORS[0], 0), (_VECTORS[0], 2)], (0,)),
 }
 
+
+def is_none_default(x, s=None):
+    # identity against None is kept: the optimizer cannot change it
+    if s is None:
+        s = 2.0
+    return np.sum(s * x * x)
+
+
 CASES = {
     "loop_branch": (loop_branch, lambda r: (_scalar(r), _count(r)), (0,)),
     "if_elif_else": (if_elif_else, lambda r: (float(r.uniform(-2, 2)),), (0,)),
@@ -362,4 +370,5 @@ CASES = {
     "enumerate_zip_active": (enumerate_zip_active,
                              lambda r: (r.normal(size=(4, 3)), r.normal(size=3)), (0, 1)),
     "accumulate_array": (accumulate_array, lambda r: (r.normal(size=(2, 2)), _count(r)), (0,)),
+    "is_none_default": (is_none_default, lambda r: (r.normal(size=3), None), (0,)),
 }

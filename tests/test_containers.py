@@ -372,3 +372,18 @@ def test_sequence_arithmetic_the_code_does_not_show_is_refused(optimized):
     for derivative, args in cases:
         with pytest.raises(tad.UnsupportedSyntaxError, match="tuples or lists"):
             derivative(*args)
+def write_parameter(x):
+    x[0] = x[1] * x[2]
+    return np.sum(x * x)
+
+
+def test_a_write_into_the_requested_functions_parameter_is_right(rng):
+    # f(x) = (x1 x2)^2 + x1^2 + x2^2 once x0 is overwritten, so by hand
+    # df/dx = [0, 2 x1 x2^2 + 2 x1, 2 x2 x1^2 + 2 x2]; the caller's x is unchanged
+    x = rng.normal(size=3)
+    before = x.copy()
+    grad = tad.grad(write_parameter)(x)
+    np.testing.assert_array_equal(x, before)
+    x0, x1, x2 = before
+    np.testing.assert_allclose(grad, [0.0, 2 * x1 * x2 ** 2 + 2 * x1,
+                                      2 * x2 * x1 ** 2 + 2 * x2], rtol=1e-12)

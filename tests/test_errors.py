@@ -141,6 +141,176 @@ UNSUPPORTED = [
         """, "np.fill_diagonal(m, x)"),
 ]
 
+# constructs whose meaning the source does not show: eval and friends,
+# identity, and in-place writes that another name would see (issues 12, 20)
+HIDDEN = [
+    ("eval", """
+        def f(x):
+            y = eval("x * 2.0")
+            return np.sum(y * x)
+        """, 'y = eval("x * 2.0")'),
+    ("eval imported under another name", """
+        from builtins import eval as e
+
+        def f(x):
+            return np.sum(e("x * 2.0") * x)
+        """, 'return np.sum(e("x * 2.0") * x)'),
+    ("exec", """
+        def f(x):
+            exec("print(1)")
+            return np.sum(x)
+        """, 'exec("print(1)")'),
+    ("compile", """
+        def f(x):
+            code = compile("x", "<s>", "eval")
+            return np.sum(x)
+        """, 'code = compile("x", "<s>", "eval")'),
+    ("locals", """
+        def f(x):
+            names = locals()
+            return np.sum(x)
+        """, "names = locals()"),
+    ("globals item", """
+        W = np.ones(3)
+
+        def f(x):
+            return np.sum(globals()["W"] * x)
+        """, 'return np.sum(globals()["W"] * x)'),
+    ("vars", """
+        def f(x):
+            v = vars()
+            return np.sum(x)
+        """, "v = vars()"),
+    ("getattr with a computed name", """
+        def f(x, name):
+            return np.sum(getattr(np, name)(x))
+        """, "return np.sum(getattr(np, name)(x))"),
+    ("setattr", """
+        class Box:
+            pass
+
+        BOX = Box()
+
+        def f(x):
+            setattr(BOX, "value", x)
+            return np.sum(x)
+        """, 'setattr(BOX, "value", x)'),
+    ("__import__", """
+        def f(x):
+            m = __import__("math")
+            return np.sum(x)
+        """, 'm = __import__("math")'),
+    ("id of two arrays", """
+        def f(x):
+            y = x * 1.0
+            if id(y) == id(x):
+                return np.sum(x)
+            return np.sum(2.0 * x)
+        """, "if id(y) == id(x):"),
+    ("is between two arrays", """
+        def f(x):
+            y = x * 1.0
+            if y is not x:
+                return np.sum(2.0 * x)
+            return np.sum(x)
+        """, "if y is not x:"),
+    ("np.shares_memory", """
+        def f(x):
+            y = x * 1.0
+            if np.shares_memory(x, y):
+                return np.sum(x)
+            return np.sum(x * x)
+        """, "if np.shares_memory(x, y):"),
+    ("write into a module-level list", """
+        BUF = [0.0]
+
+        def f(x):
+            BUF[0] = x
+            return BUF[0] * x
+        """, "BUF[0] = x"),
+    ("append to a module-level list", """
+        CACHE = []
+
+        def f(x):
+            CACHE.append(x)
+            return CACHE[0] * x
+        """, "CACHE.append(x)"),
+    ("write into a module-level array", """
+        ARR = np.zeros(3)
+
+        def f(x):
+            ARR[0] = x
+            return np.sum(ARR) * x
+        """, "ARR[0] = x"),
+    ("write into an enclosing function's array", """
+        def f(x):
+            y = np.zeros(3)
+
+            def g(t):
+                y[0] = t
+                return t
+            return g(x) * np.sum(y)
+        """, "y[0] = t"),
+    ("write through a view", """
+        def f(x):
+            y = x * 2.0
+            v = y[1:]
+            v[0] = x[0] * x[0]
+            return np.sum(y)
+        """, "v[0] = x[0] * x[0]"),
+    ("in-place update through an alias", """
+        def f(x):
+            y = x * 2.0
+            z = y
+            y[0] *= 2
+            return np.sum(z * x)
+        """, "y[0] *= 2"),
+    ("in-place update of an array a list holds", """
+        def f(x):
+            y = x * 2.0
+            ys = [y, x]
+            y += 1.0
+            return np.sum(ys[0] * x)
+        """, "y += 1.0"),
+    ("helper dividing its argument in place", """
+        def normalize_(y):
+            y /= np.sum(y)
+            return 0.0
+
+        def f(x):
+            y = x * x
+            normalize_(y)
+            return np.sum(y * x)
+        """, "y /= np.sum(y)"),
+    ("helper writing an item of its argument", """
+        def first_(y, v):
+            y[0] = v
+            return v
+
+        def f(x):
+            y = x * 2.0
+            s = first_(y, x[1])
+            return np.sum(y) * s
+        """, "y[0] = v"),
+    ("an in-place NumPy writer", """
+        def f(x):
+            y = np.zeros(3)
+            np.copyto(y, x)
+            return np.sum(y * x)
+        """, "np.copyto(y, x)"),
+    ("an in-place method", """
+        def f(x):
+            y = x * 1.0
+            y.sort()
+            return np.sum(y * x)
+        """, "y.sort()"),
+]
+
+
+@pytest.mark.parametrize("label, source, line", HIDDEN, ids=[u[0] for u in HIDDEN])
+def test_hidden_effects_are_refused_at_their_line(tmp_path, label, source, line):
+    test_unsupported_construct_is_reported_with_location(tmp_path, label, source, line)
+
 
 @pytest.mark.parametrize("label, source, line", UNSUPPORTED,
                          ids=[u[0] for u in UNSUPPORTED])
@@ -235,3 +405,18 @@ def test_writing_into_an_existing_array_is_refused(tmp_path, body):
         tad.grad(func)
     assert "assign the result" in info.value.hint
 
+
+def test_an_update_of_a_value_taken_from_an_array_hints_at_rebinding(tmp_path):
+    # total = x[0] is a view of x's first row when x is a matrix, and
+    # `total += ...` then changes x in place
+    func, path = _load(tmp_path, """
+        def f(x):
+            total = x[0]
+            for i in range(1, 3):
+                total += x[i]
+            return np.sum(total * x)
+        """)
+    with pytest.raises(tad.UnsupportedSyntaxError, match="total = x") as info:
+        tad.grad(func)
+    assert path.read_text().splitlines()[info.value.lineno - 1].strip() == "total += x[i]"
+    assert "total = total + ..." in info.value.hint

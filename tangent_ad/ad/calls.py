@@ -17,6 +17,7 @@ import inspect
 import gast
 
 from tangent_ad.errors import UnsupportedSyntaxError
+from tangent_ad.frontend import source
 from tangent_ad.frontend.closures import LocalFunction
 from tangent_ad.hooks import checkpoint
 from tangent_ad.nodes import name, walk, writes
@@ -55,7 +56,7 @@ def rewrite_calls(body, ctx, active):
         statics = _static_functions(bound, ctx)
         back = ctx.namer.fresh("back_" + target)
         pullback = gast.Call(
-            func=name(pullback_name(ctx.calls, getattr(func, "__wrapped__", func), wrt,
+            func=name(pullback_name(ctx.calls, source.called(func), wrt,
                                     statics)),
             args=value.args, keywords=value.keywords)
         if isinstance(func, checkpoint):
@@ -119,7 +120,7 @@ def expansion(record, result_adjoint):
 
 
 def _bind(func, call, where):
-    signature = inspect.signature(getattr(func, "__wrapped__", func))
+    signature = source.signature(func)
     for param in signature.parameters.values():
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD, param.KEYWORD_ONLY):
             raise UnsupportedSyntaxError(

@@ -8,13 +8,13 @@ one packed tuple. They are methods of the normalizer (``Desugar`` is mixed
 into it) because they emit through it and use its current names.
 """
 import copy
-import inspect
 import operator
 
 import gast
 import numpy as np
 
 from tangent_ad.errors import UnsupportedSyntaxError
+from tangent_ad.frontend import source
 from tangent_ad.nodes import assign, call, const, name, walk
 from tangent_ad.runtime.structures import appended, iterated, updated
 
@@ -207,8 +207,7 @@ class Desugar:
         ``g(a, xs[0], xs[1])``, so each item's adjoint flows back into xs."""
         callee = self.ctx.resolved.get(node)
         try:
-            params = list(inspect.signature(getattr(callee, "__wrapped__", callee))
-                          .parameters.values())
+            params = list(source.signature(callee).parameters.values())
         except (TypeError, ValueError):
             params = None
         if params is None or any(p.kind is not p.POSITIONAL_OR_KEYWORD for p in params):
@@ -340,7 +339,7 @@ def _first_variadic(func):
     if func is None or isinstance(func, type) or getattr(func, "free", None) is not None:
         return None
     try:
-        params = list(inspect.signature(func).parameters.values())
+        params = list(source.signature(func).parameters.values())
     except (TypeError, ValueError):
         return None
     for i, param in enumerate(params):

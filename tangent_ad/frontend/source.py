@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import gast
 
 from tangent_ad.errors import SourceUnavailableError, UnsupportedSyntaxError
+from tangent_ad.frontend import wrappers
 
 
 @dataclass(frozen=True)
@@ -61,11 +62,38 @@ class SourceInfo:
         )
 
 
+def called(func):
+    """The function whose code a call of `func` runs, for its signature and
+    its pullback: the function inside a ``tad.checkpoint`` or inside one of
+    tangent_ad's own derivatives (their ``__wrapped__``), else `func`
+    itself, so that a decorated function keeps its decorator's wrapper."""
+    inner = getattr(func, "__wrapped__", None)
+    if inner is not None and (not inspect.isfunction(func)
+                              or getattr(func, "__tangent_ad__", None) is not None):
+        return inner
+    return func
+
+
+def signature(func):
+    """The parameters of what a call of `func` runs (see `called`); for a
+    wrapper that forwards ``*args, **kwargs``, those of the function it
+    wraps (see ``wrappers``)."""
+    target = called(func)
+    own = inspect.signature(target, follow_wrapped=False)
+    kinds = {p.kind for p in own.parameters.values()}
+    if hasattr(target, "__wrapped__") and kinds and \
+            kinds <= {inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD}:
+        return inspect.signature(target.__wrapped__)
+    return own
+
+
 def parse_function(func):
     """Parse `func`'s source into a gast FunctionDef and its SourceInfo.
 
-    Decorators are dropped (the decorator that asked for the derivative is
-    usually one of them).
+    Decorator lines are dropped (the decorator that asked for the
+    derivative is usually one of them). A function a decorator wrapped with
+    ``functools.wraps`` is read from the wrapper's own code, what a call
+    runs, not from ``__wrapped__`` (see ``wrappers``).
     """
     name = getattr(func, "__qualname__", repr(func))
     lifted = getattr(func, "tree", None)
@@ -89,9 +117,16 @@ def parse_function(func):
         raise SourceUnavailableError(
             f"{name} is not a Python function (it is {type(func).__name__}), "
             "so it has no source to transform")
+    # `inspect` follows `__wrapped__`: a functools.wraps decorator's wrapper
+    # would read as the function it wraps and the decorator's own code would
+    # be lost. What is called is differentiated: the wrapper's own code (the
+    # wrapped function is one of its closure cells). tangent_ad's own
+    # derivatives point `__wrapped__` at their general copy on purpose.
+    own = func.__code__ if hasattr(func, "__wrapped__") and \
+        getattr(func, "__tangent_ad__", None) is None else func
     try:
-        filename = inspect.getsourcefile(func) or inspect.getfile(func)
-        lines, first_line = inspect.getsourcelines(func)
+        filename = inspect.getsourcefile(own) or inspect.getfile(own)
+        lines, first_line = inspect.getsourcelines(own)
     except (OSError, TypeError) as exc:
         raise SourceUnavailableError(
             f"cannot read the source of {name}: {exc}") from None
@@ -115,4 +150,6 @@ def parse_function(func):
                  "define the function with 'def'",
             **info.where(node or module))
     node.decorator_list = []
+    if own is not func:
+        node = wrappers.specialize(node, func, info)
     return node, info

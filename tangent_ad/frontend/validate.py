@@ -7,7 +7,7 @@ Each refusal names the construct, points at it, and says what to do.
 import gast
 
 from tangent_ad.errors import UnsupportedSyntaxError
-from tangent_ad.frontend import generated
+from tangent_ad.frontend import generated, introspection, mutation
 
 _BINOPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.MatMult,
            gast.Mod, gast.FloorDiv)
@@ -35,9 +35,18 @@ def run(tree, ctx):
     `+=`-style updates, arithmetic, calls, attribute reads, comparisons,
     conditional expressions, `if`/`elif`/`else`, `for` and `while` loops
     with `break` and `continue`, and `return` (early ones included) as
-    long as every path ends in one.
+    long as every path ends in one. Refused before the syntax is looked
+    at: code the source does not show or identity tests (``introspection``)
+    and in-place writes another name would see (``mutation``).
     """
     ctx.facts["generated"] = generated.is_generated(ctx.func)
+    if not ctx.facts["generated"]:
+        introspection.check(tree, ctx)
+        mutation.check(tree, ctx, callee=ctx.callee)
+    return _check_function(tree, ctx)
+
+
+def _check_function(tree, ctx):
     _check_arguments(tree, ctx)
     body = tree.body
     if body and _is_docstring(body[0]):
@@ -138,7 +147,7 @@ def _check_statement(stmt, ctx):
     elif isinstance(stmt, gast.FunctionDef):
         if stmt.decorator_list:
             _refuse(stmt, ctx, "decorators on nested functions are not supported")
-        run(stmt, ctx)
+        _check_function(stmt, ctx)
     elif isinstance(stmt, (gast.Pass, gast.Break, gast.Continue)) or _is_docstring(stmt):
         pass
     elif isinstance(stmt, gast.Nonlocal) and ctx.facts.get("generated"):
