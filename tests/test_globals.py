@@ -234,3 +234,20 @@ def test_a_helper_from_another_module_reads_that_modules_globals():
         assert "several modules" in str(exc)
     else:
         np.testing.assert_allclose(got, numerical_grad(lambda u: g(u) @ v, (v,), 0), rtol=1e-5)
+
+
+def test_a_source_file_edited_after_import_is_refused_not_misread(tmp_path, monkeypatch):
+    import importlib
+    import sys
+    (tmp_path / "edited_model.py").write_text(
+        "import numpy as np\n\ndef energy(x):\n    return np.sum(x ** 2)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("edited_model")
+    try:
+        (tmp_path / "edited_model.py").write_text(  # another function now sits there
+            "import numpy as np\n\ndef other(x, y):\n    return np.sum(x * y)\n")
+        linecache.checkcache()
+        with pytest.raises(tad.SourceUnavailableError, match="not the code that runs"):
+            tad.grad(module.energy)
+    finally:
+        sys.modules.pop("edited_model", None)

@@ -8,6 +8,7 @@ import copy
 import functools
 import inspect
 import textwrap
+import types
 from dataclasses import dataclass
 
 import gast
@@ -87,6 +88,20 @@ def signature(func):
     return own
 
 
+def _check_current(node, code, name, info):
+    """Refuse source that is not the code that runs: a file edited after
+    it was imported shows other text at the function's line numbers."""
+    args = node.args
+    params = [a.id for a in args.posonlyargs + args.args + args.kwonlyargs]
+    expected = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+    if node.name != code.co_name or params != expected:
+        raise SourceUnavailableError(
+            f"the source of {name} in {info.filename} is not the code that runs "
+            "(the file changed after it was imported)",
+            hint="reload the module (importlib.reload) or restart, then "
+                 "ask for the derivative again")
+
+
 def parse_function(func):
     """Parse `func`'s source into a gast FunctionDef and its SourceInfo.
 
@@ -129,7 +144,10 @@ def parse_function(func):
         lines, first_line = inspect.getsourcelines(own)
     except (OSError, TypeError) as exc:
         raise SourceUnavailableError(
-            f"cannot read the source of {name}: {exc}") from None
+            f"cannot read the source of {name}: {exc}",
+            hint="a function typed at the plain `python` prompt keeps no source: "
+                 "define it in a .py file, or in IPython or Jupyter, which keep "
+                 "the source of what you type") from None
     text = "".join(lines)
     dedented = textwrap.dedent(text)
     indent = len(lines[0]) - len(lines[0].lstrip()) if lines else 0
@@ -149,6 +167,8 @@ def parse_function(func):
             hint="lambdas and async functions cannot be transformed; "
                  "define the function with 'def'",
             **info.where(node or module))
+    _check_current(node, own if isinstance(own, types.CodeType) else func.__code__,
+                   name, info)
     node.decorator_list = []
     if own is not func:
         node = wrappers.specialize(node, func, info)
