@@ -316,7 +316,8 @@ class Generator:
         if choice <= 2:
             u = r.choice(UNARY_C if self.cplx else UNARY)
             self.features.add(u.split("(")[0] or "power")
-            return u.format(a), sa
+            code = u.format(a)
+            return (code if code.startswith("np.") else "(%s)" % code), sa
         if choice <= 4:
             b, sb = self.expr(depth - 1)
             s = _bshape(sa, sb)
