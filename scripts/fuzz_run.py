@@ -4,9 +4,9 @@
     scripts/fuzz --repro SEED        # run one program and print everything
 
 Each program (tests/fuzz_programs.py) is judged by tests/fuzz_oracle.py in
-a worker process, one program at a time, under a per-program alarm; a worker
-that does not answer within the timeout plus a margin (stuck in C code) is
-killed, the program counted as a hang, and a new worker started. At the end
+a worker process, one program at a time, under a per-program budget of CPU
+time; a worker that does not answer within five times that in wall time
+(stuck in C code, or starved) is killed, the program counted as a hang, and a new worker started. At the end
 it prints a table (ran, passed, refused by error class, wrong, dtype-wrong,
 internal error, crash, hang, invalid) and the failures grouped by signature;
 with --out it writes results.jsonl, summary.txt and, for each failure
@@ -51,6 +51,18 @@ def worker(conn, checks, timeout):
         if what == "run":
             res = fo.run_program(prog, checks, timeout=timeout)
             conn.send((seed, as_dict(seed, res, time.time() - t0)))
+        elif what == "known":
+            # the default test's program: judge it, minimize a failure a little
+            prog = fp.generate(seed, fo.QUICK_STATEMENTS)
+            checks = fo.schedule(seed, "quick")
+            res = fo.run_program(prog, checks, timeout=10)
+            out = as_dict(seed, res, 0)
+            if res.kind in fo.FAILURES:
+                keep, best = fo.minimize(prog, res, checks, timeout=10, budget=15)
+                out["min_features"] = best.features
+                out["reason"] = fo.tracked_reason(res.kind, res.check, best.features)
+                out["source"] = best.source
+            conn.send((seed, out))
         else:
             res = fo.run_program(prog, checks, timeout=timeout)
             if res.kind in fo.FAILURES:
@@ -167,21 +179,84 @@ def table(results, seconds):
 
 
 def write_repros(out, reps, counts):
-    for i, (sig, r) in enumerate(sorted(reps.items(), key=lambda kv: -counts[kv[0]])):
-        kind, check = sig.split("/")[:2]
+    """One file per minimized failure, and causes.txt: the minimized
+    failures grouped by original signature and by the features they kept."""
+    reps.sort(key=lambda r: (-counts[r["original"]], r["original"], len(r.get("source") or "")))
+    groups = collections.defaultdict(list)
+    for i, r in enumerate(reps):
+        kind, check = r["original"].split("/")[:2]
         name = "%03d-%s-%s.py" % (i, kind, check)
+        r["file"] = name
+        groups[(r["original"], r["kind"], tuple(r["features"]))].append(r)
         with open(os.path.join(out, name), "w") as fh:
-            fh.write("# fuzz repro: %s\n" % sig)
+            fh.write("# fuzz repro: %s\n" % r["original"])
             fh.write("# programs with this signature: %d; seed %d (python scripts/fuzz_run.py "
-                     "--repro %d)\n" % (counts[sig], r["seed"], r["seed"]))
+                     "--repro %d)\n" % (counts[r["original"]], r["seed"], r["seed"]))
             fh.write("# minimized to: %s\n" % r["signature"])
-            fh.write("# features: %s\n" % ", ".join(r["features"]))
+            fh.write("# features of the kept statements: %s\n" % ", ".join(r["features"]))
             fh.write("# check that failed: %s\n" % r["check"])
             for line in r["detail"].splitlines()[:12]:
                 fh.write("#   %s\n" % line)
             args = fp.generate(r["seed"]).args
             fh.write("# arguments: %s\n\n" % args)
             fh.write(r.get("source") or "")
+    with open(os.path.join(out, "causes.txt"), "w") as fh:
+        for (sig, kind, feats), rs in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+            fh.write("%3d x %s  ->  %s  [%s]: %s\n" % (
+                len(rs), sig, kind, ", ".join(feats), " ".join(r["file"] for r in rs)))
+
+
+def minimize_all(pool, results, a, checks):
+    """Minimize the smallest failures of each signature (up to
+    --per-signature of them, or 1 for a rare signature) and write repros."""
+    counts = collections.Counter(r["signature"] for r in results)
+    chosen = collections.defaultdict(list)
+    for r in sorted(results, key=lambda r: r.get("source_len", 0)):
+        if r["kind"] not in fo.FAILURES or r["detail"].startswith("killed"):
+            continue
+        s = r["signature"]
+        limit = a.per_signature if counts[s] >= 10 else 1
+        if len(chosen[s]) < limit:
+            chosen[s].append(r)
+    reps = []
+    seed_sig = {r["seed"]: s for s, rs in chosen.items() for r in rs}
+
+    def on_min(task, out):
+        out["original"] = seed_sig[task[1]]
+        reps.append(out)
+
+    pool.map([("min", r["seed"]) for rs in chosen.values() for r in rs],
+             lambda task: 5 * (40 * min(a.timeout, 10) + a.timeout) + 60, on_min)
+    write_repros(a.out, reps, counts)
+    print("\nwrote %d repros to %s" % (len(reps), a.out))
+
+
+def known(a):
+    """Print KNOWN for tests/test_fuzz_reverse.py: each failing default-test
+    program with its signature and the issue that tracks its cause."""
+    pool = Pool(a.jobs, "quick", a.timeout)
+    rows = []
+    try:
+        pool.map([("known", s) for s in range(a.known)], lambda task: 1500,
+                 lambda task, out: rows.append(out))
+    finally:
+        pool.close()
+    rows.sort(key=lambda r: r["seed"])
+    untracked = []
+    print("KNOWN = {")
+    for r in rows:
+        if r["kind"] not in fo.FAILURES:
+            continue
+        if not r.get("reason"):
+            untracked.append(r)
+            continue
+        print("    %d: (%r,\n         %r)," % (r["seed"], r["signature"], r["reason"]))
+    print("}")
+    for r in untracked:
+        print("# UNTRACKED seed %d: %s\n%s" % (r["seed"], r["signature"], r.get("source", "")))
+    kinds = collections.Counter(r["kind"] for r in rows)
+    print("# %s" % dict(kinds), file=sys.stderr)
+    return 1 if untracked else 0
 
 
 def main(argv=None):
@@ -197,7 +272,15 @@ def main(argv=None):
                     "of %s) on every program" % ",".join(fo.CHECKS))
     ap.add_argument("--out", help="directory for results.jsonl, summary.txt, repros")
     ap.add_argument("--no-minimize", action="store_true")
+    ap.add_argument("--per-signature", type=int, default=6,
+                    help="failures minimized per common signature")
+    ap.add_argument("--minimize-from", help="skip the run: minimize the failures "
+                    "of this results.jsonl (from an earlier run) into --out")
     ap.add_argument("--repro", type=int, help="run one seed and print it all")
+    ap.add_argument("--known", type=int, metavar="SEEDS",
+                    help="judge the default test's first SEEDS programs and print the "
+                    "KNOWN table for tests/test_fuzz_reverse.py (tracked failures)")
+    ap.add_argument("--summarize", help="print the table of a (partial) results.jsonl")
     a = ap.parse_args(argv)
     checks = [c for c in a.checks.split(",") if c] if a.checks else a.level
     if a.repro is not None:
@@ -213,10 +296,18 @@ def main(argv=None):
         if res.refusals:
             print("refusals:", res.refusals)
         return 0 if res.kind in ("pass", "refused") else 1
+    if a.summarize:
+        with open(a.summarize) as fh:
+            results = [json.loads(line) for line in fh]
+        print(table(results, sum(r.get("seconds", 0) for r in results) / a.jobs))
+        return 0
+    if a.known:
+        return known(a)
     if a.out:
         os.makedirs(a.out, exist_ok=True)
     results = []
-    log = open(os.path.join(a.out, "results.jsonl"), "w") if a.out else None
+    log = open(os.path.join(a.out, "results.jsonl"), "w") if a.out and not a.minimize_from \
+        else None
     t0 = time.time()
     pool = Pool(a.jobs, checks, a.timeout)
 
@@ -231,8 +322,16 @@ def main(argv=None):
                   file=sys.stderr, flush=True)
 
     try:
+        if a.minimize_from:
+            with open(a.minimize_from) as fh:
+                results = [json.loads(line) for line in fh]
+            for r in results:      # signatures as this version of the oracle writes them
+                res = fo.Result(r["kind"], r["check"], r["error"], r["detail"])
+                r["signature"] = res.signature()
+            minimize_all(pool, results, a, checks)
+            return 0
         pool.map([("run", s) for s in range(a.start, a.start + a.n)],
-                 lambda task: a.timeout + 20, on_result)
+                 lambda task: 5 * a.timeout + 60, on_result)
         seconds = time.time() - t0
         results.sort(key=lambda r: r["seed"])
         summary = table(results, seconds)
@@ -241,25 +340,7 @@ def main(argv=None):
             with open(os.path.join(a.out, "summary.txt"), "w") as fh:
                 fh.write(summary + "\n")
         if a.out and not a.no_minimize:
-            counts = collections.Counter(r["signature"] for r in results)
-            smallest = {}
-            for r in results:
-                if r["kind"] in fo.FAILURES and r["kind"] != "hang" or (
-                        r["kind"] == "hang" and r["detail"].startswith("over")):
-                    s = r["signature"]
-                    if s not in smallest or r["source_len"] < smallest[s]["source_len"]:
-                        smallest[s] = r
-            reps = {}
-
-            def on_min(task, out):
-                seed = task[1]
-                sig = next(s for s, r in smallest.items() if r["seed"] == seed)
-                reps[sig] = out
-
-            pool.map([("min", r["seed"]) for r in smallest.values()],
-                     lambda task: 40 * min(a.timeout, 10) + a.timeout + 60, on_min)
-            write_repros(a.out, reps, counts)
-            print("\nwrote %d repros to %s" % (len(reps), a.out))
+            minimize_all(pool, results, a, checks)
     finally:
         pool.close()
         if log:

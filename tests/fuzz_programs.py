@@ -160,6 +160,13 @@ UNARY_C = ["np.sin({0})", "np.exp(0.3 * {0})", "({0}) ** 2", "np.conj({0})",
            "({0} * (0.5 - 1j))", "(-{0}) ** 2", "helper_dec({0})", "helper_pow({0})"]
 
 
+def unary_feature(form):
+    """The feature name of a UNARY form: its function, or the kind of power."""
+    if "**" in form:
+        return "negpow" if "-" in form else "square"
+    return form.split("(")[0]
+
+
 def _bshape(a, b):
     if a is None or b is None:
         return None
@@ -204,11 +211,18 @@ class Program:
     def __init__(self, seed, args, blocks, returns, decorated, complex_mode, features):
         self.seed = seed
         self.args = args
-        self.blocks = blocks          # list of (lines, {name: shape})
+        self.blocks = blocks          # list of (lines, {name: shape}, features)
         self.base_vars = returns      # {name: shape} visible before any block
         self.decorated = decorated
         self.complex_mode = complex_mode
         self.features = features
+
+    def features_of(self, keep):
+        """The features of the kept blocks (what a minimized failure still has)."""
+        out = {"decorated_f"} if self.decorated else set()
+        for i in keep:
+            out |= set(self.blocks[i][2] if len(self.blocks[i]) > 2 else ())
+        return out
 
     def term(self, name):
         if self.complex_mode:
@@ -221,7 +235,7 @@ class Program:
         keep = range(len(self.blocks)) if keep is None else keep
         body, names = [], dict(self.base_vars)
         for i in keep:
-            lines, defines = self.blocks[i]
+            lines, defines = self.blocks[i][:2]
             body.extend(lines)
             names.update(defines)
         body.append("    return " + " + ".join(self.term(n) for n in names))
@@ -266,8 +280,9 @@ def pruned_header(func):
 
 
 class Generator:
-    def __init__(self, seed):
+    def __init__(self, seed, statements=(3, 7)):
         self.seed = seed
+        self.statements = statements
         self.r = random.Random(seed)
         self.vars = {}      # visible name -> shape
         self.lines = []
@@ -315,7 +330,7 @@ class Generator:
         a, sa = self.expr(depth - 1)
         if choice <= 2:
             u = r.choice(UNARY_C if self.cplx else UNARY)
-            self.features.add(u.split("(")[0] or "power")
+            self.features.add(unary_feature(u))
             code = u.format(a)
             return (code if code.startswith("np.") else "(%s)" % code), sa
         if choice <= 4:
@@ -356,9 +371,9 @@ class Generator:
             k = r.random()
             if k < 0.4:
                 return "np.where(%s > 0, %s, %s)" % (a, b, c), s
-            if k < 0.7:
+            if k < 0.7 and sb == sc:
                 self.features.add("ifexp")
-                return "(%s if np.sum(%s) > 0.2 else %s)" % (b, a, c), _bshape(sb, sc)
+                return "(%s if np.sum(%s) > 0.2 else %s)" % (b, a, c), sb
             return "np.maximum(%s, %s)" % (b, c), _bshape(sb, sc)
         if choice == 9 and not self.cplx and self.r.random() < 0.2:
             self.features.add("reshape_param")
@@ -764,22 +779,24 @@ class Generator:
             if arg.leaves is not None:
                 self.lines, self.defined = [], {}
                 self.unpack_container(arg)
-                blocks.append((self.lines, self.defined))
+                blocks.append((self.lines, self.defined, {"container_arg"}))
         if not self.vars:   # never: make_args gives at least one leaf
             raise AssertionError("no variables")
-        for _ in range(r.randint(3, 7)):
+        for _ in range(r.randint(*self.statements)):
             self.lines, self.defined = [], {}
+            before = set(self.features)
             self.statement()
-            blocks.append((self.lines, self.defined))
+            blocks.append((self.lines, self.defined, self.features - before))
         decorated = r.random() < 0.1
         if decorated:
             self.features.add("decorated_f")
         return Program(self.seed, args, blocks, base, decorated, self.cplx, self.features)
 
 
-def generate(seed):
-    """The random program of `seed` (deterministic)."""
-    return Generator(seed).program()
+def generate(seed, statements=(3, 7)):
+    """The random program of `seed` (deterministic), with between
+    statements[0] and statements[1] random statements."""
+    return Generator(seed, statements).program()
 
 
 if __name__ == "__main__":
