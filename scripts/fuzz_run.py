@@ -55,10 +55,10 @@ def worker(conn, checks, timeout):
             # the default test's program: judge it, minimize a failure a little
             prog = fp.generate(seed, fo.QUICK_STATEMENTS)
             checks = fo.schedule(seed, "quick")
-            res = fo.run_program(prog, checks, timeout=10)
+            res = fo.run_program(prog, checks, timeout=5)
             out = as_dict(seed, res, 0)
             if res.kind in fo.FAILURES:
-                keep, best = fo.minimize(prog, res, checks, timeout=10, budget=15)
+                keep, best = fo.minimize(prog, res, checks, timeout=5, budget=15)
                 out["min_features"] = best.features
                 out["reason"] = fo.tracked_reason(res.kind, res.check, best.features)
                 out["source"] = best.source

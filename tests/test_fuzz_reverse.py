@@ -24,24 +24,116 @@ import tangent_ad as tad
 
 SEEDS = list(range(100))
 
-# seed -> (signature prefix the failure must have, the tracking issue)
-KNOWN = {}
+# seed -> (the signature its failure must still have, the issue that tracks
+# the cause). Written by `scripts/fuzz --known 100` from the minimized
+# failures (fuzz_oracle.TRACKED); rerun it when fixes land: a seed that now
+# passes can go, and a new failure fails the test until it is tracked.
+KNOWN = {
+    0: ('wrong/grad/: gradient != finite differences',
+         'issue 12: a functools.wraps decorator is ignored'),
+    3: ('wrong/grad/: gradient != finite differences',
+         'issue 12: one container passed to two helpers; or issue 19 #3: a loop over an iterable its body rebinds'),
+    4: ('wrong/grad/: gradient != finite differences',
+         'issue 20: a conditional expression that rebinds its operand'),
+    9: ('wrong/grad/: gradient != finite differences',
+         'issue 20: in-place writes through an alias, a view or a helper; or issue 12: one container passed to two helpers; or issue 20: a helper rebinds its parameter to another shape'),
+    11: ('wrong/grad/: gradient != finite differences',
+         'issue 19 #1: (-c) ** k emitted as -c ** k; or issue 12: one container passed to two helpers'),
+    12: ('wrong/grad/: gradient != finite differences',
+         'issue 12: a functools.wraps decorator is ignored'),
+    13: ('wrong/grad/: gradient != finite differences',
+         'issue 20: in-place writes through an alias, a view or a helper'),
+    14: ('crash/grad/ValueError: ValueError: setting an array element with a sequence. The requested array has an inhomogen',
+         'issue 12: a functools.wraps decorator is ignored; or issue 19 #1: (-c) ** k emitted as -c ** k; or issue 12: tuple concatenation and repetition'),
+    16: ('crash/grad/ValueError: ValueError: cannot reshape array of size N into shape (N,N,N)',
+         'issue 12: a functools.wraps decorator is ignored; or issue 19 #3: a loop over an iterable its body rebinds'),
+    17: ('crash/grad/ValueError: ValueError: cannot reshape array of size N into shape (N,)',
+         'issue 12: one container passed to two helpers; or issue 12: a functools.wraps decorator is ignored; or issue 12: tuple concatenation and repetition'),
+    22: ('crash/grad/ValueError: ValueError: cannot reshape array of size N into shape (N,N)',
+         'issue 12: one container passed to two helpers; or issue 19 #5: float64 constants with float32 arguments; or issue 12: live globals; or issue 19 #3: a loop over an iterable its body rebinds'),
+    24: ('wrong/grad/: gradient != finite differences',
+         'issue 19 #3: a loop over an iterable its body rebinds'),
+    27: ('crash/grad/ValueError: ValueError: cannot reshape array of size N into shape (N,N,N)',
+         'issue 12: one container passed to two helpers; or issue 12: tuple concatenation and repetition'),
+    29: ('wrong/grad/: gradient != finite differences',
+         'issue 12: a functools.wraps decorator is ignored'),
+    33: ('wrong/grad/: gradient != finite differences',
+         'issue 12: one container passed to two helpers; or issue 19 #1: (-c) ** k emitted as -c ** k'),
+    34: ('wrong/grad/: gradient != finite differences',
+         'issue 19 #1: (-c) ** k emitted as -c ** k'),
+    35: ('wrong/grad/: gradient != finite differences',
+         'issue 19 #5: float64 constants with float32 arguments; or issue 12: a functools.wraps decorator is ignored'),
+    37: ('crash/grad/ValueError: ValueError: cannot reshape array of size N into shape (N,)',
+         'issue 19 #1: (-c) ** k emitted as -c ** k; or issue 19 #3: a loop over an iterable its body rebinds'),
+    44: ('wrong/grad/: gradient != finite differences',
+         'issue 12: one container passed to two helpers; or issue 19 #3: a loop over an iterable its body rebinds'),
+    45: ('wrong/grad/: gradient != finite differences',
+         'issue 12: a functools.wraps decorator is ignored'),
+    46: ('hang/grad/: over N s of CPU',
+         'issue 19 #2: a transformation that never ends; or issue 19 #1: (-c) ** k emitted as -c ** k'),
+    47: ('crash/grad/ValueError: ValueError: setting an array element with a sequence. The requested array has an inhomogen',
+         'issue 12: one container passed to two helpers; or issue 19 #5: float64 constants with float32 arguments; or issue 12: live globals; or issue 12: tuple concatenation and repetition'),
+    48: ('wrong/grad/: gradient != finite differences',
+         'issue 12: a functools.wraps decorator is ignored'),
+    54: ('wrong/staged/: staged != general',
+         'issue 20: in-place writes through an alias, a view or a helper'),
+    55: ('crash/grad/ValueError: ValueError: setting an array element with a sequence. The requested array has an inhomogen',
+         'issue 12: tuple concatenation and repetition'),
+    58: ('crash/grad/ValueError: ValueError: cannot reshape array of size N into shape (N,N)',
+         'issue 20: a helper rebinds its parameter to another shape; or issue 12: tuple concatenation and repetition'),
+    60: ('crash/grad/ValueError: ValueError: cannot reshape array of size N into shape (N,)',
+         'issue 12: one container passed to two helpers'),
+    61: ('crash/grad/ValueError: ValueError: cannot reshape array of size N into shape (N,N)',
+         'issue 12: one container passed to two helpers; or issue 12: tuple concatenation and repetition'),
+    62: ('wrong/grad/: gradient != finite differences',
+         'issue 12: a functools.wraps decorator is ignored'),
+    63: ('crash/grad/ValueError: ValueError: cannot reshape array of size N into shape (N,N,N)',
+         'issue 12: tuple concatenation and repetition'),
+    65: ('wrong/grad/: gradient != finite differences',
+         'issue 12: a functools.wraps decorator is ignored'),
+    66: ('crash/grad/ValueError: ValueError: setting an array element with a sequence. The requested array has an inhomogen',
+         'issue 12: live globals; or issue 19 #1: (-c) ** k emitted as -c ** k; or issue 12: tuple concatenation and repetition'),
+    70: ('crash/grad/ValueError: ValueError: cannot reshape array of size N into shape (N,)',
+         'issue 19 #3: a loop over an iterable its body rebinds'),
+    75: ('wrong/grad/: gradient != finite differences',
+         'issue 20: in-place writes through an alias, a view or a helper'),
+    82: ('crash/grad/ValueError: ValueError: cannot reshape array of size N into shape (N,N,N)',
+         'issue 19 #3: a loop over an iterable its body rebinds'),
+    83: ('wrong/grad/: gradient != finite differences',
+         'issue 12: a functools.wraps decorator is ignored'),
+    85: ('hang/grad/: over N s of CPU',
+         'issue 19 #2: a transformation that never ends; or issue 12: one container passed to two helpers; or issue 19 #3: a loop over an iterable its body rebinds; or issue 20: a helper rebinds its parameter to another shape'),
+    86: ('wrong/staged/: staged != general',
+         'issue 20: in-place writes through an alias, a view or a helper'),
+    89: ('wrong/grad/: gradient != finite differences',
+         'issue 19 #1: (-c) ** k emitted as -c ** k'),
+    91: ('crash/grad/ValueError: ValueError: cannot reshape array of size N into shape (N,N)',
+         'issue 12: one container passed to two helpers; or issue 12: tuple concatenation and repetition'),
+    93: ('wrong/grad/: gradient != finite differences',
+         'issue 12: a functools.wraps decorator is ignored'),
+    95: ('wrong/grad/: gradient != finite differences',
+         'issue 12: one container passed to two helpers; or issue 12: a functools.wraps decorator is ignored; or issue 12: tuple concatenation and repetition'),
+    99: ('wrong/grad/: gradient != finite differences',
+         'issue 12: a functools.wraps decorator is ignored'),
+}
 
 
 def _report(res):
     return "%s\n%s\nchecks: %s\n%s\narguments: %s" % (
         res.signature(), res.detail[:1500], res.check, res.source[len(fp.HEADER):],
-        fp.generate(res.seed).args if hasattr(res, "seed") else "")
+        fp.generate(res.seed, fo.QUICK_STATEMENTS).args)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_fuzz_program(seed):
-    res = fo.run(seed, level="quick", timeout=20)
+    res = fo.run(seed, level="quick", timeout=5)
     res.seed = seed
     if res.kind in ("pass", "refused"):
         return
+    if res.kind == "invalid" and res.detail.endswith("(overflow)"):
+        pytest.skip("the random program overflows: %s" % res.detail)
     known = KNOWN.get(seed)
-    if known and res.signature().startswith(known[0]):
+    if known and res.signature() == known[0]:
         pytest.xfail(known[1])
     pytest.fail(_report(res))
 
@@ -92,7 +184,7 @@ def test_pruned_source_keeps_what_f_reaches():
 # ---- the oracle can fail: plant each kind of defect and see it reported ----
 
 def _simple_program(line="    v0 = np.sin(x0) * 0.7"):
-    return fp.Program(0, [fp.Arg("x0", "array", (3,))], [([line], {"v0": (3,)})],
+    return fp.Program(0, [fp.Arg("x0", "array", (3,))], [([line], {"v0": (3,)}, set())],
                       {"x0": (3,)}, False, False, set())
 
 
