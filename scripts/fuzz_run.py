@@ -237,7 +237,8 @@ def known(a):
     pool = Pool(a.jobs, "quick", a.timeout)
     rows = []
     try:
-        pool.map([("known", s) for s in range(a.known)], lambda task: 1500,
+        seeds = [int(x) for x in a.only.split(",")] if a.only else range(a.known)
+        pool.map([("known", s) for s in seeds], lambda task: 1500,
                  lambda task, out: rows.append(out))
     finally:
         pool.close()
@@ -280,6 +281,7 @@ def main(argv=None):
     ap.add_argument("--known", type=int, metavar="SEEDS",
                     help="judge the default test's first SEEDS programs and print the "
                     "KNOWN table for tests/test_fuzz_reverse.py (tracked failures)")
+    ap.add_argument("--only", help="with --known: just these seeds (comma-separated)")
     ap.add_argument("--summarize", help="print the table of a (partial) results.jsonl")
     a = ap.parse_args(argv)
     checks = [c for c in a.checks.split(",") if c] if a.checks else a.level

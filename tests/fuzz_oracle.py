@@ -434,10 +434,16 @@ class Oracle:
             got2 = as_tuple(self.guard("float32", self.g, *args), self.n)
             want = as_tuple(self.guard("float32", self.general, *[to64(a) for a in args]),
                             self.n)
+            # compare values only where float32 arithmetic itself is accurate
+            # (f in float32 close to f in float64): elsewhere rounding, not
+            # the derivative, decides the digits
+            v32, v64 = scalar(self.f(*args)), scalar(self.f(*[to64(a) for a in args]))
+            conditioned = abs(v32 - v64) <= 1e-5 * (1.0 + abs(v64))
             for j in range(self.n):
                 self.struct("float32", args[j], got[j], j)
                 self.struct("float32", args[j], got2[j], j, " (second call)")
-                if not allclose(got[j], want[j], 2e-2, 1e-3 * magnitude(want[j])):
+                if conditioned and not allclose(got[j], want[j], 2e-2,
+                                                1e-3 * magnitude(want[j])):
                     self.wrong("float32", "float32 gradient far from float64 for arg %d: "
                                "%r vs %r" % (j, got[j], want[j]))
 
