@@ -289,6 +289,9 @@ class Generator:
         self.count = itertools.count()
         self.features = set()
         self.cplx = self.r.random() < 0.1
+        # the extra shapes (syntax_extra) draw from their own stream, so that
+        # adding them left every other statement of a seed as it was
+        self.rs = random.Random(seed + 1_000_003)
 
     def fresh(self, prefix="v"):
         return "%s%d" % (prefix, next(self.count))
@@ -722,6 +725,35 @@ class Generator:
         self.emit("%s = %s * G_SCALE + %s" % (name, name, self.fit(sa, 1)), 2)
         self.define(name, sa)
 
+    def syntax_extra(self):
+        """Shapes that broke normalize and emit: for ... else with a break,
+        enumerate with start, a unary plus."""
+        r = self.rs
+        src = self.var()
+        acc, s = self.fresh("acc"), self.vars[src]
+        k = r.randrange(3)
+        if k == 0:
+            self.features.add("for_else")
+            self.emit("%s = %s * 1.0" % (acc, src))
+            self.emit("for i in range(3):")
+            self.emit("if i >= %d:" % r.randint(1, 3), 2)
+            self.emit("break", 3)
+            self.emit("%s = %s * 0.5 + np.sin(%s)" % (acc, acc, src), 2)
+            self.emit("else:")
+            self.emit("%s = %s * 1.5" % (acc, acc), 2)
+        elif k == 1:
+            self.features.add("enumerate_start")
+            self.emit("%s = %s * 1.0" % (acc, src))
+            self.emit("for j, v in enumerate([%s, %s * 2.0], start=%d):"
+                      % (src, src, r.randint(-1, 2)))
+            self.emit("%s = %s + j * v" % (acc, acc), 2)
+        else:
+            self.features.add("unary_plus")
+            t = self.fresh("t")
+            self.emit("%s = +0.5" % t)
+            self.emit("%s = %s * %s" % (acc, t, src))
+        self.define(acc, s)
+
     # ---- the program ----
     def make_args(self):
         r = self.r
@@ -786,6 +818,11 @@ class Generator:
             self.lines, self.defined = [], {}
             before = set(self.features)
             self.statement()
+            blocks.append((self.lines, self.defined, self.features - before))
+        if not self.cplx and self.rs.random() < 0.25:
+            self.lines, self.defined = [], {}
+            before = set(self.features)
+            self.syntax_extra()
             blocks.append((self.lines, self.defined, self.features - before))
         decorated = r.random() < 0.1
         if decorated:
