@@ -129,7 +129,7 @@ def tanh(result, x):
 
 @adjoint(builtins.abs)
 def builtin_abs(result, x):
-    d[x] = d[result] * abs_slope(x)
+    d[x] = np.real(d[result]) * abs_slope(x)
 
 
 nonholomorphic(builtins.abs)  # |z| of a complex z

@@ -45,7 +45,7 @@ def diff(result, a, n=1, axis=-1):
 @adjoint(np.linalg.norm)
 def norm(result, x, ord=None, axis=None, keepdims=False):
     """Vector norms of any order, matrix norms 'fro', 'nuc', 1, 2, inf."""
-    d[x] = grad_norm(d[result], result, x, ord, axis, keepdims)
+    d[x] = grad_norm(np.real(d[result]), result, x, ord, axis, keepdims)
 
 
 nonholomorphic(np.linalg.norm)  # |z| of complex entries
@@ -104,7 +104,8 @@ def std(result, a, axis=None, ddof=0, keepdims=False):
 
     The formula reads 0.5 / 0 times a zero slope there; the gradient of
     the std of one element is 0, as autograd and JAX give."""
-    d[a] = unreduce_var(d[result] * 0.5 / (result + (result == 0)), a, axis, ddof, keepdims)
+    d[a] = unreduce_var(np.real(d[result]) * 0.5 / (result + (result == 0)), a, axis, ddof,
+                        keepdims)
 
 
 @adjoint(np.sum)
@@ -114,7 +115,7 @@ def sum(result, a, axis=None, keepdims=False):
 
 @adjoint(np.var)
 def var(result, a, axis=None, ddof=0, keepdims=False):
-    d[a] = unreduce_var(d[result], a, axis, ddof, keepdims)
+    d[a] = unreduce_var(np.real(d[result]), a, axis, ddof, keepdims)
 
 
 nonholomorphic(np.std, np.var)  # |x - mean|^2 of complex entries

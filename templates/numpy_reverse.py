@@ -31,8 +31,9 @@ d = None  # d[x] is the adjoint of x; templates are parsed, never run
 
 @adjoint(np.abs)
 def abs(result, x):
-    """For a complex z: conj(z) / abs(z)."""
-    d[x] = d[result] * abs_slope(x)
+    """For a complex z: conj(z) / abs(z). The result is real, so only the
+    real part of its adjoint pairs with a change of it (JAX's convention)."""
+    d[x] = np.real(d[result]) * abs_slope(x)
 
 
 @adjoint(np.arccos)
@@ -324,7 +325,7 @@ def where(result, condition, x, y):
 
 @adjoint(np.angle)
 def angle(result, z):
-    d[z] = cast_like(-1j * d[result] / z, z)
+    d[z] = cast_like(-1j * np.real(d[result]) / z, z)
 
 
 @adjoint(np.conj)
@@ -334,12 +335,12 @@ def conj(result, x):
 
 @adjoint(np.imag)
 def imag(result, val):
-    d[val] = cast_like(-1j * d[result], val)
+    d[val] = cast_like(-1j * np.real(d[result]), val)
 
 
 @adjoint(np.real)
 def real(result, val):
-    d[val] = cast_like(d[result], val)
+    d[val] = cast_like(np.real(d[result]), val)
 
 
 nonholomorphic(np.abs, np.angle, np.conj, np.imag, np.real, np.sign)

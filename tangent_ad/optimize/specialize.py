@@ -222,7 +222,7 @@ class _Rewriter(gast.NodeTransformer):
                                                        type_comment=None),
                                        attr="sign", ctx=gast.Load())
             return node
-        if func in ("np.conj", "conj_complex") and len(args) == 1 and (
+        if func in ("np.conj", "conj_complex", "np.real") and len(args) == 1 and (
                 is_real(self.kinds.of(args[0])) or
                 func == "conj_complex" and self.real_arguments):
             return args[0]
