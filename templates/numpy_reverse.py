@@ -31,8 +31,10 @@ d = None  # d[x] is the adjoint of x; templates are parsed, never run
 
 @adjoint(np.abs)
 def abs(result, x):
-    """For a complex z: conj(z) / abs(z). The result is real, so only the
-    real part of its adjoint pairs with a change of it (JAX's convention)."""
+    """For a complex z: conj(z) / abs(z).
+
+    The result is real, so only the real part of its adjoint pairs with a
+    change of it (JAX's convention)."""
     d[x] = np.real(d[result]) * abs_slope(x)
 
 
