@@ -52,3 +52,8 @@ class Namer:
     def adjoint_pairs(self):
         """(primal name, adjoint name) for every adjoint handed out so far."""
         return list(self._adjoints.items())
+
+    def derivative_names(self):
+        """Every adjoint and tangent variable handed out so far: values that
+        are floats (or complex) whatever the primal's dtype."""
+        return set(self._adjoints.values()) | set(self._tangents.values())

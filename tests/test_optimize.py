@@ -662,3 +662,20 @@ def test_a_loop_carried_value_a_helper_rebinds_keeps_its_unbroadcast():
     check_all_modes(_rebound_by_a_helper, (np.array([1.2, 0.9]), 2))
     source = tad.show_source(tad.grad(_rebound_by_a_helper))
     assert "unbroadcast(bt * y, x)" in source
+
+
+def _int_copy_written(x0, x1):
+    c2 = x0 * 1.0  # a float copy of an integer array: not foldable into x0
+    c2[0] *= 2.5
+    return np.sum(np.sin(c2)) * x1
+
+
+def test_times_one_point_zero_of_a_primal_is_not_folded_away():
+    # found by the fuzzer: jvp's value was f of the truncated integer copy
+    x0, x1 = np.array([[1, 2, 3], [4, 5, 6]]), 0.7
+    value, tangent = tad.jvp(_int_copy_written, wrt=(1,))(x0, x1, 1.0)
+    assert value == pytest.approx(_int_copy_written(x0, x1))
+    assert tangent == pytest.approx(_int_copy_written(x0, 1.0))
+    for _ in range(3):  # general and staged
+        assert tad.grad(_int_copy_written, wrt=(1,))(x0, x1) == \
+            pytest.approx(_int_copy_written(x0, 1.0))

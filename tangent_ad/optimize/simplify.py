@@ -42,7 +42,8 @@ def run(tree, ctx):
     """Return `tree` with the rewrites above applied once everywhere."""
     assigns = [n for n in statements(tree) if isinstance(n, gast.Assign)]
     shapes = ShapeClasses(tree, ctx, assigns)
-    simplifier = _Simplifier(shapes, _shape_sources(tree, assigns))
+    derivative = ctx.namer.derivative_names() if ctx is not None and ctx.namer else set()
+    simplifier = _Simplifier(shapes, _shape_sources(tree, assigns), derivative | {"bresult"})
     tree = simplifier.visit(tree)
     if ctx is not None:
         ctx.count_rewrites(simplifier.rewrites)
@@ -124,9 +125,10 @@ class _Simplifier:
     types are rewritten, and the generic visitor's dispatch and field
     iteration made up most of the pass's time."""
 
-    def __init__(self, shapes, shape_sources):
+    def __init__(self, shapes, shape_sources, derivative_names=()):
         self.shapes = shapes
         self.shape_sources = shape_sources
+        self.derivative_names = derivative_names
         self.rewrites = 0
         self.rewrite = {gast.BinOp: self._binop, gast.UnaryOp: self._unaryop,
                         gast.Call: self._call, gast.Compare: self._compare}
@@ -168,15 +170,27 @@ class _Simplifier:
             if isinstance(value, (int, float)) and np.isfinite(value):
                 return gast.Constant(value=value, kind=None)
         if isinstance(op, gast.Mult):
-            if _is(right, 1):
+            if _is(right, 1) and self._keeps_dtype(left, right):
                 return left
-            if _is(left, 1):
+            if _is(left, 1) and self._keeps_dtype(right, left):
                 return right
-        if isinstance(op, (gast.Div, gast.Pow)) and _is(right, 1):
+        if isinstance(op, (gast.Div, gast.Pow)) and _is(right, 1) and \
+                self._keeps_dtype(left, right):
             return left
-        if isinstance(op, (gast.Add, gast.Sub)) and _is(right, 0):
+        if isinstance(op, (gast.Add, gast.Sub)) and _is(right, 0) and \
+                self._keeps_dtype(left, right):
             return left
         return node
+
+    def _keeps_dtype(self, expr, constant):
+        """Whether ``expr <op> constant`` has expr's dtype: always for an
+        int constant; for ``1.0`` or ``0.0`` only when `expr` is a float for
+        sure, an adjoint or tangent (``x0 * 1.0`` of an integer x0 is a float
+        array, and the copy a write into it needs)."""
+        if type(constant.value) is int:
+            return True
+        return any(isinstance(n, gast.Name) and n.id in self.derivative_names
+                   for n in walk(expr))
 
     def _compare(self, node):
         if len(node.ops) == 1 and type(node.ops[0]) in _FOLD_COMPARE and \
