@@ -35,6 +35,7 @@ def run(tree, ctx):
         _reverse(tree, ret, ctx)
     elif ctx.mode == "forward" and ctx.kind == "jvp":
         _forward(ret, ctx)
+        tree.body[:0] = [assign(p, call("float_argument", name(p))) for p in _converted(tree, ctx)]
     return gast.fix_missing_locations(tree)
 
 
@@ -59,6 +60,13 @@ def _reverse(tree, ret, ctx):
     else:
         ret.value = casts
     tree.body[:0] = entry
+
+
+def _converted(tree, ctx):
+    """The `wrt` parameters that enter as floats: all but counts and indices."""
+    params = [a.id for a in tree.args.args]
+    counts = _counts(tree)
+    return [p for p in ctx.wrt if p in params and p not in counts]
 
 
 def _cast(results, likes, count):

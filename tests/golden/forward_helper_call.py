@@ -1,4 +1,6 @@
 def jvp_two_layers_dW1_W2(W1, W2, x, dW1, dW2):
+    W1 = float_argument(W1)
+    W2 = float_argument(W2)
     h, dh = jvp_layer_dW(W1, x, dW1)
     t, dt = jvp_layer_dW_x(W2, h, dW2, dh)
     t2 = t ** 2

@@ -1,4 +1,5 @@
 def jvp_loop_branch_dx(x, n, dx):
+    x = float_argument(x)
     for i in range(n):
         if x > 0.5:
             t = x * 0.9
