@@ -437,18 +437,20 @@ def test_float_argument_converts_integers_only():
 
 
 def _int_tangent_model(x0, x1):
-    c = np.ones_like(x0) * x1 + x0 * 0.5
-    c[0] = c[0] * 3.0
+    c = np.copy(x0)  # of an integer x0: a write of floats truncates
+    c[0] = c[0] * 2.5 + x1
     return np.sum(np.sin(c) * x0)
 
 
 def test_jvp_of_an_integer_argument_is_taken_at_the_float_point():
-    # found by the fuzzer: tangents built like an integer argument were truncated
+    # found by the fuzzer: jvp took an integer argument as it came, so its value
+    # and tangent were those of integer code, unlike grad's (the float point)
     x0, x1 = np.array([1, 2, 3]), 0.7
     t = np.array([0.5, -1.0, 2.0])
     value, tangent = tad.jvp(_int_tangent_model)(x0, x1, t)
     assert value == pytest.approx(_int_tangent_model(x0.astype(float), x1))
     assert tangent == pytest.approx(tad.grad(_int_tangent_model)(x0, x1) @ t)
     eps = 1e-6
-    fd = (_int_tangent_model(x0 + eps * t, x1) - _int_tangent_model(x0 - eps * t, x1)) / (2 * eps)
+    x = x0.astype(float)
+    fd = (_int_tangent_model(x + eps * t, x1) - _int_tangent_model(x - eps * t, x1)) / (2 * eps)
     assert tangent == pytest.approx(fd, rel=1e-6)
