@@ -454,3 +454,24 @@ def test_jvp_of_an_integer_argument_is_taken_at_the_float_point():
     x = x0.astype(float)
     fd = (_int_tangent_model(x + eps * t, x1) - _int_tangent_model(x - eps * t, x1)) / (2 * eps)
     assert tangent == pytest.approx(fd, rel=1e-6)
+
+
+def _float_write_into_int_copy(x0, x1):
+    c = np.copy(x0)  # x0 is an integer array and not differentiated
+    c[0] = c[0] * x1  # NumPy truncates: piecewise constant in x1
+    return np.sum(np.sin(c)) + x1 * x1
+
+
+@pytest.mark.parametrize("transform", ["grad", "jvp", "hvp"])
+def test_a_float_written_into_an_integer_array_is_refused_not_truncated(transform):
+    # found by the fuzzer: grad, jvp and hvp disagreed through the truncation
+    x0, x1 = np.array([1, 2, 3]), 0.7
+    if transform == "grad":
+        call = lambda: tad.grad(_float_write_into_int_copy, wrt=(1,))(x0, x1)  # noqa: E731
+    elif transform == "jvp":
+        call = lambda: tad.jvp(_float_write_into_int_copy, wrt=(1,))(x0, x1, 1.0)  # noqa: E731
+    else:
+        call = lambda: tad.hvp(_float_write_into_int_copy, wrt=1)(x0, x1, 1.0)  # noqa: E731
+    with pytest.raises(tad.UnsupportedSyntaxError, match="truncates"):
+        for _ in range(3):  # general and staged
+            call()

@@ -8,6 +8,8 @@ Generated code reaches these through ``tangent_ad.runtime``.
 """
 import numpy as np
 
+from tangent_ad.errors import UnsupportedSyntaxError
+
 __all__ = ["accumulate", "appended", "concatenated", "iterated", "iterated_tangent", "rebuild",
            "repeated", "unindex_container", "uniterated", "updated", "zeroed", "zeros_like"]
 
@@ -135,8 +137,26 @@ def updated(array, index, value):
         raise TypeError("'tuple' object does not support item assignment")
     else:
         copy = array.copy()
+        if _truncates(copy, value):
+            raise UnsupportedSyntaxError(
+                f"a {np.result_type(value)} value is written into an array of "
+                f"{copy.dtype}, which NumPy truncates: the derivative through it "
+                "is not defined",
+                hint="make the array a float one before writing, e.g. "
+                     "np.copy(x).astype(float) or x * 1.0")
     copy[index] = value
     return copy
+
+
+def _truncates(array, value):
+    """Whether ``array[i] = value`` drops a fraction: an integer or bool
+    array given floats or complex numbers."""
+    if not isinstance(array, np.ndarray) or array.dtype.kind not in "iub":
+        return False
+    try:
+        return np.result_type(value).kind in "fc"
+    except TypeError:
+        return False
 
 
 def zeroed(g, index, like=None):
