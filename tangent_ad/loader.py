@@ -3,8 +3,9 @@
 The source is compiled under a synthetic file name (``<tangent_ad dloss>``)
 registered in ``linecache``, so tracebacks, ``pdb`` and
 ``inspect.getsource`` all show the generated lines. The function runs in a
-namespace holding exactly what it refers to: the user's globals it uses,
-NumPy as ``np`` and the runtime helpers.
+namespace holding what it refers to: the user's functions and modules it
+uses, NumPy as ``np`` and the runtime helpers, and the module dicts from
+which it reads the user's data globals when it runs (``scopes.read_live``).
 """
 import ast
 import builtins
@@ -110,9 +111,12 @@ def lookup(namespace, name, default=None):
     (a global it reads live from the user's module included)."""
     if name in namespace:
         return namespace[name]
-    for key, value in namespace.items():
-        if key.startswith("__tad_live") and key != LIVE_NAMES_KEY and name in value:
-            return value[name]
+    group = 0
+    while scopes.live_key(group) in namespace:
+        module = namespace[scopes.live_key(group)]
+        if name in module:
+            return module[name]
+        group += 1
     return default
 
 
