@@ -12,7 +12,8 @@ import operator
 import numpy as np
 
 from tangent_ad.registry import broadcasting, tangent
-from tangent_ad.runtime import appended, concatenated, iterated, iterated_tangent, repeated, updated
+from tangent_ad.runtime import (appended, concatenated, iterated, iterated_tangent, repeated,
+                                updated, updated_tangent)
 
 d = None  # d[x] is the tangent of x; templates are parsed, never run
 
@@ -92,7 +93,7 @@ def iterated_items(result, items):
 
 @tangent(updated)
 def updated_item(result, array, index, value):
-    d[result] = updated(d[array], index, d[value])
+    d[result] = updated_tangent(d[array], array, index, d[value])
 
 
 # ---- unary -----------------------------------------------------------------

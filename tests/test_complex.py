@@ -438,3 +438,24 @@ def test_a_real_value_meeting_a_complex_one_gets_the_real_part_of_its_adjoint(fu
     g = tad.grad(func)
     for _ in range(3):  # general, then staged
         np.testing.assert_allclose(g(z), expected, rtol=1e-6, atol=1e-8)
+
+
+def _complex_copy_written(x, s):
+    c = np.copy(x) + 0j
+    for i in range(2):
+        c[i] = c[i] * (s + 1j * s)
+    return np.sum(np.abs(c) ** 2)
+
+
+def test_jvp_of_a_complex_write_into_a_copy_of_a_real_array_keeps_its_imaginary_part():
+    # found by the fuzzer (seeds 3112, 3491): the tangent of ``x + 0j`` is
+    # real, and writing a complex tangent into it dropped the imaginary part
+    rng = np.random.default_rng(5)
+    x, s = rng.normal(size=(2, 3)), 0.7
+    tx, ts = rng.normal(size=(2, 3)), -0.4
+    jvp = tad.jvp(_complex_copy_written, wrt=(0, 1))
+    for _ in range(3):  # general, then staged
+        _, tangent = jvp(x, s, tx, ts)
+        expected = (_complex_copy_written(x + 1e-6 * tx, s + 1e-6 * ts) -
+                    _complex_copy_written(x - 1e-6 * tx, s - 1e-6 * ts)) / 2e-6
+        np.testing.assert_allclose(tangent, expected, rtol=1e-6)

@@ -11,7 +11,7 @@ import numpy as np
 from tangent_ad.errors import UnsupportedSyntaxError
 
 __all__ = ["accumulate", "appended", "concatenated", "iterated", "iterated_tangent", "rebuild",
-           "repeated", "unindex_container", "uniterated", "updated", "zeroed", "zeros_like"]
+           "repeated", "unindex_container", "uniterated", "updated", "updated_tangent", "zeroed", "zeros_like"]
 
 
 def _is_container(x):
@@ -146,6 +146,21 @@ def updated(array, index, value):
                      "np.copy(x).astype(float) or x * 1.0")
     copy[index] = value
     return copy
+
+
+def updated_tangent(t, array, index, value):
+    """The tangent of ``updated(array, index, v)`` from the tangent `t` of
+    `array` and the tangent `value` of `v`. `t` is made complex first when
+    `array` is: ``x + 0j`` has the real tangent of `x`, and writing a
+    complex tangent into it would drop the imaginary part.
+
+    >>> updated_tangent(np.zeros(2), np.zeros(2, complex), 0, 1j)
+    array([0.+1.j, 0.+0.j])
+    """
+    if isinstance(array, np.ndarray) and array.dtype.kind == "c" and \
+            not np.iscomplexobj(t):
+        t = np.asarray(t) + np.zeros_like(array)
+    return updated(t, index, value)
 
 
 def _truncates(array, value):
