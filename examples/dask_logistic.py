@@ -11,7 +11,7 @@ when dask-glm is installed.
 
     python examples/dask_logistic.py                       # 10 million rows, 1.6 GB
     python examples/dask_logistic.py --rows 40000000       # 6.4 GB
-    python examples/dask_logistic.py --rows 20000 --chunk 5000 --steps 2   # a quick check
+    python examples/dask_logistic.py --rows 20000 --chunk 5000 --steps 2 --in-process
 
 It prints the size of the data, the peak memory of the workers and of
 this process, the time of each gradient and the loss of each step.
@@ -64,11 +64,13 @@ def main(argv=None):
     parser.add_argument("--steps", type=int, default=3, help="gradient-descent steps")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--lr", type=float, default=1.0)
+    parser.add_argument("--in-process", action="store_true",
+                        help="workers as threads of this process (a quick check)")
     args = parser.parse_args(argv)
 
     import distributed
     cluster = distributed.LocalCluster(n_workers=args.workers, threads_per_worker=1,
-                                       dashboard_address=None)
+                                       processes=not args.in_process, dashboard_address=None)
     client = distributed.Client(cluster)
     X, y = make_data(args.rows, args.features, args.chunk)
     print(f"data: {args.rows:,} rows x {args.features} features, "
