@@ -13,7 +13,7 @@ from tangent_ad.registry import adjoint, nonholomorphic
 from tangent_ad.runtime import (
     grad_cholesky, grad_dot_lhs, grad_dot_rhs, grad_eigh_pair, grad_einsum,
     grad_kron_lhs, grad_kron_rhs, grad_matmul_lhs, grad_matmul_rhs,
-    grad_solve_lhs, grad_solve_rhs, grad_tensordot_lhs, grad_tensordot_rhs,
+    grad_solve_lhs, grad_solve_rhs, grad_svd, grad_tensordot_lhs, grad_tensordot_rhs,
     matrix_transpose, unbroadcast)
 
 d = None  # d[x] is the adjoint of x; templates are parsed, never run
@@ -116,3 +116,12 @@ def solve(result, a, b):
     gb = grad_solve_rhs(d[result], a, result)
     d[a] = grad_solve_lhs(gb, a, result)
     d[b] = unbroadcast(gb, b)
+
+
+@adjoint(np.linalg.svd)
+def svd(result, a, full_matrices=True, compute_uv=True, hermitian=False):
+    """Needs distinct nonzero singular values; singular vectors of real matrices only."""
+    d[a] = grad_svd(d[result], result, a, full_matrices, compute_uv)
+
+
+nonholomorphic(np.linalg.svd)  # the singular values of a complex a are real

@@ -9,6 +9,7 @@ the matrix identities, e.g. ``d inv(a) = -inv(a) @ da @ inv(a)`` and
 import numpy as np
 
 from tangent_ad.registry import tangent
+from tangent_ad.runtime import grad_svd, jvp_grad_svd, jvp_jvp_svd, jvp_svd
 from tangent_ad.runtime.tangents import jvp_cholesky, jvp_eigh, jvp_einsum
 
 d = None  # d[x] is the tangent of x; templates are parsed, never run
@@ -93,3 +94,21 @@ def slogdet(result, a):
 @tangent(np.linalg.solve)
 def solve(result, a, b):
     d[result] = np.linalg.solve(a, d[b] - d[a] @ result)
+
+
+@tangent(np.linalg.svd)
+def svd(result, a, full_matrices=True, compute_uv=True, hermitian=False):
+    """Needs distinct nonzero singular values; singular vectors of real matrices only."""
+    d[result] = jvp_svd(d[a], result, a, full_matrices, compute_uv)
+
+
+# ---- the adjoints of the reverse rules --------------------------------------
+
+@tangent(grad_svd)
+def grad_svd_rule(result, g, usv, a, full_matrices=True, compute_uv=True):
+    d[result] = jvp_grad_svd(d[g], d[a], g, a, full_matrices, compute_uv)
+
+
+@tangent(jvp_svd)
+def jvp_svd_rule(result, da, usv, a, full_matrices=True, compute_uv=True):
+    d[result] = jvp_jvp_svd(d[da], d[a], da, a, full_matrices, compute_uv)

@@ -26,6 +26,8 @@ def _fits(fun, nargs):
     """True when `fun` is a Python function with readable source whose
     parameters are exactly `nargs` positional ones (tangent_ad's derivative
     of it then takes the same arguments as autograd's caller gives)."""
+    if not inspect.isfunction(fun):  # e.g. NumPy's dispatchers of Python functions
+        return False
     try:
         inspect.getsource(fun)
         params = list(inspect.signature(fun).parameters.values())
