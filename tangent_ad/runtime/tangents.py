@@ -233,13 +233,13 @@ def jvp_grad_einsum(dg, doperands, g, operands):
     """
     grads = grad_einsum(dg, operands)
     operands = list(operands)
-    for j in range(1, len(operands)):
+    for j in range(len(operands)):
         t = doperands[j]
-        if t is None or isinstance(t, str) or not np.any(t):
-            continue
+        if grads[j] is None or t is None or isinstance(t, str) or not np.any(t):
+            continue  # subscripts (a string or, in the sublist form, lists) have no tangent
         part = grad_einsum(g, operands[:j] + [t] + operands[j + 1:])
-        for i in range(1, len(operands)):
-            if i != j:
+        for i in range(len(operands)):
+            if i != j and grads[i] is not None:
                 grads[i] = grads[i] + part[i]
     return grads
 
