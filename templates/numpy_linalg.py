@@ -11,7 +11,7 @@ import numpy as np
 
 from tangent_ad.registry import adjoint, nonholomorphic
 from tangent_ad.runtime import (
-    grad_cholesky, grad_dot_lhs, grad_dot_rhs, grad_eigh_pair, grad_einsum,
+    grad_cholesky, grad_cross_lhs, grad_cross_rhs, grad_dot_lhs, grad_dot_rhs, grad_eigh_pair, grad_einsum,
     grad_kron_lhs, grad_kron_rhs, grad_matmul_lhs, grad_matmul_rhs,
     grad_solve_lhs, grad_solve_rhs, grad_svd, grad_tensordot_lhs, grad_tensordot_rhs,
     matrix_transpose, unbroadcast)
@@ -22,9 +22,9 @@ d = None  # d[x] is the adjoint of x; templates are parsed, never run
 # ---- products --------------------------------------------------------------
 
 @adjoint(np.cross)
-def cross(result, a, b, axis=None):
-    d[a] = unbroadcast(np.cross(b, d[result], axis=axis), a)
-    d[b] = unbroadcast(np.cross(d[result], a, axis=axis), b)
+def cross(result, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    d[a] = grad_cross_lhs(d[result], a, b, axisa, axisb, axisc, axis)
+    d[b] = grad_cross_rhs(d[result], a, b, axisa, axisb, axisc, axis)
 
 
 @adjoint(np.dot)

@@ -18,8 +18,9 @@ d = None  # d[x] is the tangent of x; templates are parsed, never run
 # ---- products --------------------------------------------------------------
 
 @tangent(np.cross)
-def cross(result, a, b, axis=None):
-    d[result] = np.cross(d[a], b, axis=axis) + np.cross(a, d[b], axis=axis)
+def cross(result, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    d[result] = np.cross(d[a], b, axisa, axisb, axisc, axis) + \
+        np.cross(a, d[b], axisa, axisb, axisc, axis)
 
 
 @tangent(np.dot)

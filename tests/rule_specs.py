@@ -478,6 +478,7 @@ SPECS = [
     Spec(np.vstack, "np.vstack(np.split(x, 2))", x=(4,)),
     Spec(np.vstack, "np.vstack(np.split(x, (1,), axis=0))", x=(3, 2)),
     Spec(np.vstack, "np.vstack((x, y))", x=(3,), y=(2, 3)),
+    Spec(np.row_stack, "np.row_stack((x, y))", x=(3,), y=(2, 3)),
     Spec(np.concatenate, "np.concatenate((x, 2.0 * x, y))", x=(2,), y=(3,)),
     Spec(np.concatenate, "np.concat((x, y), axis=None)", x=(2, 2), y=(3,)),
     Spec(np.stack, "np.stack((x, y, x))", x=(2, 2), y=(2, 2)),
@@ -540,6 +541,10 @@ SPECS = [
     Spec(np.cross, "np.cross(x, y)", x=(3,), y=(3,)),
     Spec(np.cross, "np.cross(x, y)", x=(4, 3), y=(3,)),
     Spec(np.cross, "np.cross(x, y, axis=0)", x=(3, 4), y=(3, 4)),
+    Spec(np.cross, "np.cross(x, y, axisa=0, axisb=1, axisc=0)", x=(3, 4), y=(4, 3)),
+    Spec(np.cross, "np.cross(x, y, axisa=0)", x=(2, 4), y=(4, 3)),
+    Spec(np.cross, "np.cross(x, y)", x=(4, 2), y=(2,)),
+    Spec(np.cross, "np.cross(x, y, axisb=0, axisc=0)", x=(3,), y=(3, 2)),
     Spec(np.dot, "np.dot(x, y)", x=(3, 4), y=(4, 2)),
     Spec(np.dot, "np.dot(x, y)", x=(4,), y=(4,)),
     Spec(np.dot, "np.dot(x, y)", x=(3, 4), y=(4,)),
@@ -633,6 +638,15 @@ SPECS = [
     Spec(np.fft.fftshift, "np.fft.fftshift(x, axes=1)", x=(3, 5)),
     Spec(np.fft.ifftshift, "np.fft.ifftshift(x)", x=(3, 5)),
     Spec(np.fft.ifftshift, "np.fft.ifftshift(x, axes=(0,))", x=(5, 2)),
+
+    # ---- whole-array computations ------------------------------------------
+    Spec(np.gradient, "np.gradient(x)", x=(5,)),
+    Spec(np.gradient, "np.gradient(x)[1] * 2.0 + np.gradient(x)[0]", x=(4, 3)),
+    Spec(np.gradient, "np.gradient(x, axis=1)", x=(3, 2, 4)),
+    Spec(np.gradient, "np.gradient(x, axis=(0, -1))[1]", x=(3, 2, 4)),
+    Spec(np.select, "np.select([x > 0.2, x < -0.5], [x * y, y])", x=(3, 4), y=(3, 4)),
+    Spec(np.select, "np.select([x > 0.0], [y], default=x)", x=(4,), y=(1,)),
+    Spec(np.select, "np.select([x > 0.0, x > -0.5], [x ** 2, 2.0 * x], y)", x=(2, 3), y=None),
 
     # ---- zero derivative: the product rule does the rest --------------------
     # A random point lies within a finite-difference step of a kink with
