@@ -7,7 +7,7 @@ import numpy as np
 
 from tangent_ad.registry import tangent
 from tangent_ad.runtime import (
-    grad_cross_lhs, grad_cross_rhs, ungradient, unselect, unselect_default)
+    grad_cross_lhs, grad_cross_rhs, real_matrix, ungradient, unselect, unselect_default)
 
 d = None  # d[x] is the tangent of x; templates are parsed, never run
 
@@ -49,3 +49,8 @@ def unselect_rule(result, g, condlist, choicelist):
 @tangent(unselect_default)
 def unselect_default_rule(result, g, condlist, default):
     d[result] = unselect_default(d[g], condlist, default)
+
+
+@tangent(real_matrix)
+def real_matrix_rule(result, a, what):
+    d[result] = real_matrix(d[a], what)

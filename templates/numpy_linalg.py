@@ -14,7 +14,7 @@ from tangent_ad.runtime import (
     grad_cholesky, grad_cross_lhs, grad_cross_rhs, grad_dot_lhs, grad_dot_rhs, grad_eigh_pair, grad_einsum,
     grad_kron_lhs, grad_kron_rhs, grad_matmul_lhs, grad_matmul_rhs,
     grad_solve_lhs, grad_solve_rhs, grad_svd, grad_tensordot_lhs, grad_tensordot_rhs,
-    matrix_transpose, unbroadcast)
+    matrix_transpose, real_matrix, unbroadcast)
 
 d = None  # d[x] is the adjoint of x; templates are parsed, never run
 
@@ -100,6 +100,23 @@ def eigh(result, a, UPLO="L"):
 @adjoint(np.linalg.inv)
 def inv(result, a):
     d[a] = -matrix_transpose(result) @ d[result] @ matrix_transpose(result)
+
+
+@adjoint(np.linalg.eigvalsh)
+def eigvalsh(result, a, UPLO="L"):
+    """Needs distinct eigenvalues; real matrices only. Symmetric, as eigh's."""
+    d[a] = (np.linalg.eigh(real_matrix(a, "np.linalg.eigvalsh"), UPLO)[1] *
+            np.expand_dims(d[result], -2)) @ matrix_transpose(np.linalg.eigh(a, UPLO)[1])
+
+
+@adjoint(np.linalg.pinv)
+def pinv(result, a, rcond=None, hermitian=False):
+    """Needs a matrix of full rank; real matrices only."""
+    d[a] = -matrix_transpose(result) @ d[result] @ matrix_transpose(result) + \
+        (matrix_transpose(d[result]) - real_matrix(a, "np.linalg.pinv") @
+         (result @ matrix_transpose(d[result]))) @ (result @ matrix_transpose(result)) + \
+        (matrix_transpose(result) @ result) @ \
+        (matrix_transpose(d[result]) - (matrix_transpose(d[result]) @ result) @ a)
 
 
 @adjoint(np.linalg.slogdet)

@@ -9,7 +9,7 @@ the matrix identities, e.g. ``d inv(a) = -inv(a) @ da @ inv(a)`` and
 import numpy as np
 
 from tangent_ad.registry import tangent
-from tangent_ad.runtime import grad_svd, jvp_grad_svd, jvp_jvp_svd, jvp_svd
+from tangent_ad.runtime import grad_svd, jvp_grad_svd, jvp_jvp_svd, jvp_svd, matrix_transpose, real_matrix
 from tangent_ad.runtime.tangents import jvp_cholesky, jvp_eigh, jvp_einsum
 
 d = None  # d[x] is the tangent of x; templates are parsed, never run
@@ -84,6 +84,25 @@ def eigh(result, a, UPLO="L"):
 @tangent(np.linalg.inv)
 def inv(result, a):
     d[result] = -result @ d[a] @ result
+
+
+@tangent(np.linalg.eigvalsh)
+def eigvalsh(result, a, UPLO="L"):
+    """Needs distinct eigenvalues. Reads the triangle UPLO of da, as eigh."""
+    d[result] = np.sum(np.linalg.eigh(a, UPLO)[1] * (np.where(
+        UPLO == "U", np.triu(d[a]) + matrix_transpose(np.triu(d[a], 1)),
+        np.tril(d[a]) + matrix_transpose(np.tril(d[a], -1))) @ np.linalg.eigh(a, UPLO)[1]),
+        axis=-2)
+
+
+@tangent(np.linalg.pinv)
+def pinv(result, a, rcond=None, hermitian=False):
+    """Needs a matrix of full rank; real matrices only."""
+    d[result] = -result @ real_matrix(d[a], "np.linalg.pinv") @ result + \
+        (result @ matrix_transpose(result)) @ \
+        (matrix_transpose(d[a]) - matrix_transpose(d[a]) @ (a @ result)) + \
+        (matrix_transpose(d[a]) - (result @ a) @ matrix_transpose(d[a])) @ \
+        (matrix_transpose(result) @ result)
 
 
 @tangent(np.linalg.slogdet)

@@ -1,11 +1,13 @@
 """Runtime helpers of the rules in templates/numpy_arrays.py: the
 adjoints of ``np.cross`` with its axis arguments, of ``np.gradient`` and
-of ``np.select``. Each is linear in the adjoint it moves."""
+of ``np.select``. Each is linear in the adjoint it moves. And
+``real_matrix``, the guard of rules written for real matrices."""
 import numpy as np
 
 from tangent_ad.runtime.core import unbroadcast
 
-__all__ = ["grad_cross_lhs", "grad_cross_rhs", "ungradient", "unselect", "unselect_default"]
+__all__ = ["grad_cross_lhs", "grad_cross_rhs", "ungradient", "unselect", "unselect_default",
+           "real_matrix"]
 
 
 # ---- np.cross --------------------------------------------------------------
@@ -119,3 +121,17 @@ def unselect_default(g, condlist, default):
     default)``: `g` where no condition holds."""
     _, taken = _chosen(condlist, np.shape(g))
     return unbroadcast(np.where(taken, 0.0, g), default)
+
+
+# ---- guards ----------------------------------------------------------------
+
+def real_matrix(a, what):
+    """`a`, refused when complex: the rules that call it (`what`) use plain
+    transposes where a complex matrix needs conjugate ones.
+
+    >>> real_matrix(np.eye(2), "np.linalg.pinv")[0, 0]
+    np.float64(1.0)
+    """
+    if np.iscomplexobj(a):
+        raise NotImplementedError(f"the derivative of {what} is implemented for real matrices only")
+    return a
