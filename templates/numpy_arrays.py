@@ -1,12 +1,14 @@
 """Reverse-mode rules for NumPy functions that compute with whole arrays:
-``np.gradient`` (central differences, a linear map) and ``np.select``
-(each choice's adjoint is the adjoint where it is taken). Their helpers
+``np.gradient`` (central differences, a linear map), ``np.select``
+(each choice's adjoint is the adjoint where it is taken) and
+``np.convolve`` (bilinear: each operand's adjoint is the full adjoint
+convolved with the other operand reversed). Their helpers
 are in tangent_ad/runtime/arrays.py.
 """
 import numpy as np
 
 from tangent_ad.registry import adjoint
-from tangent_ad.runtime import ungradient, unselect, unselect_default
+from tangent_ad.runtime import convolution_full, ungradient, unselect, unselect_default
 
 d = None  # d[x] is the adjoint of x; templates are parsed, never run
 
@@ -21,3 +23,9 @@ def gradient(result, f, axis=None, edge_order=1):
 def select(result, condlist, choicelist, default=0):
     d[choicelist] = unselect(d[result], condlist, choicelist)
     d[default] = unselect_default(d[result], condlist, default)
+
+
+@adjoint(np.convolve)
+def convolve(result, a, v, mode="full"):
+    d[a] = np.convolve(convolution_full(d[result], a, v, mode), np.flip(v), "valid")
+    d[v] = np.convolve(convolution_full(d[result], a, v, mode), np.flip(a), "valid")

@@ -7,7 +7,8 @@ import numpy as np
 
 from tangent_ad.registry import tangent
 from tangent_ad.runtime import (
-    grad_cross_lhs, grad_cross_rhs, real_matrix, ungradient, unselect, unselect_default)
+    convolution_full, grad_cross_lhs, grad_cross_rhs, real_matrix, ungradient, unselect,
+    unselect_default)
 
 d = None  # d[x] is the tangent of x; templates are parsed, never run
 
@@ -20,6 +21,11 @@ def gradient(result, f, axis=None, edge_order=1):
 @tangent(np.select)
 def select(result, condlist, choicelist, default=0):
     d[result] = np.select(condlist, d[choicelist], d[default])
+
+
+@tangent(np.convolve)
+def convolve(result, a, v, mode="full"):
+    d[result] = np.convolve(d[a], v, mode) + np.convolve(a, d[v], mode)
 
 
 # ---- the adjoints of the reverse rules -------------------------------------
@@ -54,3 +60,8 @@ def unselect_default_rule(result, g, condlist, default):
 @tangent(real_matrix)
 def real_matrix_rule(result, a, what):
     d[result] = real_matrix(d[a], what)
+
+
+@tangent(convolution_full)
+def convolution_full_rule(result, g, a, v, mode="full"):
+    d[result] = convolution_full(d[g], a, v, mode)

@@ -261,6 +261,7 @@ def test_a_reduction_to_one_element(reduction, shape, axis, keepdims, dtype):
 SECOND_ORDER_KEYS = (np.average, np.sign, np.std, np.var, np.power, operator.pow,
                      c_concat, r_concat, np.einsum, np.cross, np.gradient, np.select,
                      np.linalg.pinv, np.linalg.eigvalsh, np.nanmax, np.nanmin, np.nanprod,
+                     np.convolve,
                      np.fft.fft, np.fft.ifft, np.fft.fft2, np.fft.ifft2, np.fft.fftn, np.fft.ifftn,
                      np.fft.rfft, np.fft.rfft2, np.fft.rfftn, np.fft.irfft, np.fft.irfft2,
                      np.fft.irfftn, np.fft.fftshift, np.fft.ifftshift)

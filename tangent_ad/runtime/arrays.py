@@ -7,7 +7,7 @@ import numpy as np
 from tangent_ad.runtime.core import unbroadcast
 
 __all__ = ["grad_cross_lhs", "grad_cross_rhs", "ungradient", "unselect", "unselect_default",
-           "real_matrix"]
+           "real_matrix", "convolution_full"]
 
 
 # ---- np.cross --------------------------------------------------------------
@@ -121,6 +121,24 @@ def unselect_default(g, condlist, default):
     default)``: `g` where no condition holds."""
     _, taken = _chosen(condlist, np.shape(g))
     return unbroadcast(np.where(taken, 0.0, g), default)
+
+
+# ---- np.convolve ----------------------------------------------------------
+
+def convolution_full(g, a, v, mode="full"):
+    """The adjoint `g` of ``np.convolve(a, v, mode)`` placed in the full
+    convolution (zeros outside), from where the adjoint of each operand is a
+    'valid' convolution with the other one reversed. 'same' keeps the full
+    result from (min(n, m) - 1) // 2 on, 'valid' from min(n, m) - 1.
+
+    >>> convolution_full(np.ones(2), np.ones(3), np.ones(2), "valid")
+    array([0., 1., 1., 0.])
+    """
+    n, m = np.size(a), np.size(v)
+    mode = {"f": "full", "s": "same", "v": "valid"}.get(str(mode)[:1], mode)
+    start = {"full": 0, "same": (min(n, m) - 1) // 2, "valid": min(n, m) - 1}[mode]
+    g = np.reshape(g, (-1,))
+    return np.pad(g, (start, n + m - 1 - start - np.size(g)))
 
 
 # ---- guards ----------------------------------------------------------------
