@@ -3,7 +3,7 @@
 (each choice's adjoint is the adjoint where it is taken) and
 ``np.convolve`` (bilinear: each operand's adjoint is the full adjoint
 convolved with the other operand reversed). Their helpers
-are in tangent_ad/runtime/arrays.py.
+are in tangent_ad/runtime/array_ops.py.
 """
 import numpy as np
 

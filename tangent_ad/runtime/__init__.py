@@ -19,7 +19,7 @@ bookkeeping a reader can look up here:
 * ``linalg_tangents``: the tangents of the decompositions' adjoints
   (Cholesky's, eigh's, the matrix 2-norm's and nuclear norm's), for
   forward mode over a gradient;
-* ``arrays``: the adjoints of np.cross (with its axis arguments),
+* ``array_ops``: the adjoints of np.cross (with its axis arguments),
   np.gradient and np.select;
 * ``fft``: the adjoints of the discrete Fourier transforms; ``svd``: the
   adjoints and tangents of the singular value decomposition;
@@ -29,8 +29,8 @@ bookkeeping a reader can look up here:
   operand of a product or a decomposition.
 """
 from tangent_ad.runtime import (
-    arrays, boundary, core, fft, linalg, linalg_tangents, loops, reductions, shapes, structures, svd, tangents)
-from tangent_ad.runtime.arrays import *  # noqa: F401,F403
+    array_ops, boundary, core, fft, linalg, linalg_tangents, loops, reductions, shapes, structures, svd, tangents)
+from tangent_ad.runtime.array_ops import *  # noqa: F401,F403
 from tangent_ad.runtime.boundary import *  # noqa: F401,F403
 from tangent_ad.runtime.core import *  # noqa: F401,F403
 from tangent_ad.runtime.fft import *  # noqa: F401,F403
@@ -44,5 +44,5 @@ from tangent_ad.runtime.svd import *  # noqa: F401,F403
 from tangent_ad.runtime.tangents import *  # noqa: F401,F403
 
 MODULES = (boundary, core, structures, loops, reductions, shapes, linalg, linalg_tangents,
-           tangents, fft, svd, arrays)
+           tangents, fft, svd, array_ops)
 __all__ = [name for module in MODULES for name in module.__all__]
