@@ -5,6 +5,8 @@ and nothing else from tangent_ad (``from tangent_ad.runtime import ...``),
 so this package depends on NumPy only. Each helper does one small piece of
 bookkeeping a reader can look up here:
 
+* ``arrays``: allocation and scatter-add in the operands' own array
+  library (NumPy, Dask, CuPy), so that derivatives follow the arrays;
 * ``boundary``: what a derivative does with its arguments and results:
   an integer argument enters as float64 (``float_argument``), a result
   leaves in its argument's type, structure and dtype (``cast_like``);
@@ -29,8 +31,10 @@ bookkeeping a reader can look up here:
   operand of a product or a decomposition.
 """
 from tangent_ad.runtime import (
-    array_ops, boundary, core, fft, linalg, linalg_tangents, loops, reductions, shapes, structures, svd, tangents)
+    array_ops, arrays, boundary, core, fft, linalg, linalg_tangents, loops, reductions, shapes,
+    structures, svd, tangents)
 from tangent_ad.runtime.array_ops import *  # noqa: F401,F403
+from tangent_ad.runtime.arrays import *  # noqa: F401,F403
 from tangent_ad.runtime.boundary import *  # noqa: F401,F403
 from tangent_ad.runtime.core import *  # noqa: F401,F403
 from tangent_ad.runtime.fft import *  # noqa: F401,F403
@@ -43,6 +47,6 @@ from tangent_ad.runtime.structures import *  # noqa: F401,F403
 from tangent_ad.runtime.svd import *  # noqa: F401,F403
 from tangent_ad.runtime.tangents import *  # noqa: F401,F403
 
-MODULES = (boundary, core, structures, loops, reductions, shapes, linalg, linalg_tangents,
+MODULES = (arrays, boundary, core, structures, loops, reductions, shapes, linalg, linalg_tangents,
            tangents, fft, svd, array_ops)
 __all__ = [name for module in MODULES for name in module.__all__]
