@@ -141,3 +141,20 @@ def test_value_and_grad_on_a_cluster_computes_on_it(client):
     value, g = client.compute(list(tad.value_and_grad(f)(*map(chunked, args))), sync=True)
     np.testing.assert_allclose(value, f(*args))
     np.testing.assert_allclose(g, tad.grad(f)(*args), rtol=1e-10)
+
+
+def tanh_layer(W, x):
+    return np.sum(np.tanh(x @ W) ** 2)
+
+
+def test_float32_meeting_float64_stays_a_dask_array(client):
+    rng = np.random.default_rng(1)
+    W, x = 0.1 * rng.normal(size=(3, 2)), rng.normal(size=(5, 3))
+    want = tad.grad(tanh_layer, wrt=(0, 1))(W, x)
+    cases = [(chunked(W.astype(np.float32)), x), (W, chunked(x.astype(np.float32))),
+             (chunked(W.astype(np.float32)), chunked(x))]
+    for args in cases:
+        got = tad.grad(tanh_layer, wrt=(0, 1))(*args)
+        for g, a, w in zip(got, args, want):  # lazy, in each argument's dtype
+            assert isinstance(g, da.Array) and g.dtype == a.dtype
+            np.testing.assert_allclose(client.compute(g, sync=True), w, rtol=1e-4)
