@@ -74,10 +74,11 @@ UNSUPPORTED = [
                 return x
             y = x
         """, "y = x"),
-    ("generator expression", """
+    ("generator expression kept as a value", """
         def f(x):
-            return sum(v for v in x)
-        """, "return sum(v for v in x)"),
+            g = (v for v in x)
+            return sum(g)
+        """, "g = (v for v in x)"),
     ("yield", """
         def f(x):
             yield x

@@ -77,14 +77,34 @@ def _static_functions(bound, ctx):
     functions = ctx.facts.get("local_functions", {})
     statics = []
     for param, atom in bound:
-        if not isinstance(atom, gast.Name):
+        if not isinstance(atom, (gast.Name, gast.Attribute)):
             continue
         value = ctx.resolved.get(atom)
         if value is None and atom.id in functions and not functions[atom.id].free:
             value = functions[atom.id]
-        if inspect.isfunction(value) or isinstance(value, LocalFunction):
+        if inspect.isfunction(value) or isinstance(value, LocalFunction) or \
+                _has_rule(value):
             statics.append((param, value))
     return tuple(sorted(statics, key=lambda item: item[0]))
+
+
+def _has_rule(value):
+    """A function with a registered derivative (``np.sin``, ``abs``),
+    passed as an argument: known when the call is transformed."""
+    if isinstance(value, type) or not callable(value):
+        return False
+    try:
+        return REGISTRY.has("reverse", value) or REGISTRY.has("forward", value)
+    except TypeError:  # unhashable
+        return False
+
+
+def static_label(statics):
+    """``_with_sin_cube``: the part of a generated name that says which
+    functions the parameters are bound to."""
+    labels = ["".join(c if c.isalnum() else "_" for c in getattr(f, "__name__", "fn"))
+              for _, f in statics]
+    return "_with_" + "_".join(labels)
 
 
 def pullback_name(calls, func, wrt, statics=()):
@@ -95,7 +115,7 @@ def pullback_name(calls, func, wrt, statics=()):
     if key not in calls:
         base = f"pullback_{func.__name__}_d{'_'.join(wrt)}"
         if statics:
-            base += "_with_" + "_".join(f.__name__ for _, f in statics)
+            base += static_label(statics)
         taken = set(calls.values())
         candidate, i = base, 2
         while candidate in taken:

@@ -159,7 +159,8 @@ class Desugar:
         (a dict's keys, as a list)."""
         func = self.ctx.resolved.get(iterable)
         start = None  # enumerate's start, when given
-        if isinstance(iterable, gast.Name) and iterable not in self.ctx.resolved:
+        if isinstance(iterable, gast.Name) and iterable not in self.ctx.resolved or \
+                _computed_sequence(iterable, self.ctx.resolved):
             sequences, index, targets = [iterable], None, [target]
         elif func is enumerate and isinstance(target, gast.Tuple) and len(target.elts) == 2 \
                 and _enumerate_start(iterable) is not False:
@@ -170,12 +171,12 @@ class Desugar:
             sequences, index, targets = iterable.args, None, target.elts
         else:
             return self.header(target), self.header(iterable), []
-        if not all(isinstance(t, gast.Name) for t in targets) or \
+        if not all(_unpacks(t) for t in targets) or \
                 any(isinstance(s, gast.Name) and s in self.ctx.resolved for s in sequences):
             return self.header(target), self.header(iterable), []
         if start is not None and not isinstance(index, gast.Name):
             return self.header(target), self.header(iterable), []
-        sequences = [self.atom(s) for s in sequences]
+        sequences = [self.named(self.atom(s)) for s in sequences]
         sequences = [self.iterable(s) for s in sequences]
         reads_ = []
         if start is not None:  # enumerate(xs, k): the user's index is i + k
@@ -198,9 +199,29 @@ class Desugar:
         for seq, tgt in zip(sequences, targets):
             item = gast.Subscript(value=name(seq.id), slice=name(index), ctx=gast.Load())
             self.ctx.resolved[item] = operator.getitem
-            reads_.append(assign(tgt.id, item))
-            self.ctx.origin[reads_[-1]] = self.origin
+            if isinstance(tgt, gast.Name):
+                reads_.append(assign(tgt.id, item))
+                self.ctx.origin[reads_[-1]] = self.origin
+                continue
+            outer, self.body = self.body, []  # `for W, b in params`: unpack the item
+            for sub in walk(tgt):
+                if isinstance(sub, gast.Name):
+                    self.mutable.add(sub.id)
+            self.unpack(tgt, item, core=True)
+            reads_.extend(self.body)
+            self.body = outer
         return name(index, store=True), self._resolved(call("range", count), range), reads_
+
+    def named(self, atom):
+        """`atom` as a name: a constant (``enumerate("ab")``, a loop over a
+        string or a tuple written in the code) is bound to a new temporary."""
+        if isinstance(atom, gast.Name):
+            return atom
+        temp = self.ctx.namer.fresh("t")
+        self.emit(assign(temp, atom))
+        self.version[temp] = temp
+        self.note_kind(temp, atom)
+        return name(temp)
 
     def spread(self, node):
         """``g(a, *xs)`` for a function with a fixed number of parameters:
@@ -254,6 +275,25 @@ class Desugar:
         packed = self.ctx.namer.fresh("t")
         self.emit(assign(packed, gast.Tuple(elts=args[first:], ctx=gast.Load())))
         return args[:first] + [gast.Starred(value=name(packed), ctx=gast.Load())]
+
+
+def _computed_sequence(node, resolved):
+    """A loop's sequence written as a list, tuple or comprehension with
+    something to compute in it, or an item or slice of a value
+    (``for W, b in [(W1, b1), (W2, b2)]``, ``for x in xs[1:]``): it is
+    evaluated once into a temporary and indexed, like a named sequence."""
+    if isinstance(node, (gast.List, gast.Tuple)):
+        return not all(isinstance(e, gast.Constant) for e in node.elts)
+    if isinstance(node, gast.ListComp):
+        return True
+    return isinstance(node, gast.Subscript) and node.value not in resolved
+
+
+def _unpacks(target):
+    """A name, or a (nested) tuple or list of names."""
+    if isinstance(target, gast.Name):
+        return True
+    return isinstance(target, (gast.Tuple, gast.List)) and all(_unpacks(e) for e in target.elts)
 
 
 def _breaks(stmts):

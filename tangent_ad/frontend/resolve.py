@@ -40,7 +40,7 @@ def run(tree, ctx):
     recorded in ``ctx.facts["local_functions"]``; parameters bound to a
     known function by the caller (``ctx.static_args``) resolve to it.
     """
-    scope, live, snapshot, cells = _function_scope(ctx.func)
+    scope, live, snapshot, cells = function_scope(ctx.func)
     snapshot |= set(ctx.static_args)
     scope.update(ctx.static_args)
     ctx.facts["live"] = live
@@ -108,7 +108,7 @@ def _bind_defaults(tree, ctx, scope):
             _Resolver(ctx, scope, set(), snapshot).visit(expr)
 
 
-def _function_scope(func):
+def function_scope(func):
     """The names visible to `func`: ``(scope, live, snapshot, cells)``.
 
     `scope` maps every visible name to its value now (closure cells over
@@ -121,7 +121,7 @@ def _function_scope(func):
     variables to their cells.
     """
     if isinstance(func, closures.LocalFunction):
-        return _function_scope(func.parent)
+        return function_scope(func.parent)
     globals_ = func.__globals__
     live = globals_.get(LIVE_KEY)
     if live_key(1) in globals_:

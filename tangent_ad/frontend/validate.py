@@ -221,9 +221,8 @@ def _is_append(stmt):
 
 
 def _check_loop_target(target, stmt, ctx):
-    names = target.elts if isinstance(target, gast.Tuple) else [target]
-    if not all(isinstance(n, gast.Name) for n in names):
-        _refuse(stmt, ctx, "a loop variable must be a name or a tuple of names")
+    if not _is_unpacking_target(target):
+        _refuse(stmt, ctx, "a loop variable must be a name or a (nested) tuple of names")
 
 
 def _check_out(keyword, call, ctx):
@@ -339,8 +338,10 @@ def _check_expr(node, ctx):
         hints = {
             gast.BoolOp: "'and'/'or' are supported only in conditions",
             gast.SetComp: "set comprehensions are not supported",
-            gast.GeneratorExp: "generator expressions are not supported; use a "
-                               "list comprehension",
+            gast.GeneratorExp: "a generator expression is supported as the argument "
+                               "of sum, max, min, any, all, tuple, list, sorted; "
+                               "elsewhere (np.stack needs a sequence too) write a "
+                               "list comprehension [... for ...]",
         }
         _refuse(node, ctx, f"'{_describe(node)}' expressions are not supported",
                 hints.get(type(node)))
