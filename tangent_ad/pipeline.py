@@ -1,6 +1,6 @@
 """The stages of a transformation, in order, and the loop that runs them.
 
-    parse -> comprehensions -> function_values -> validate -> resolve -> normalize -> exits -> activity
+    parse -> comprehensions -> builtin_forms -> function_values -> validate -> resolve -> normalize -> exits -> activity
           -> reverse | forward -> optimize -> boundary -> emit -> load
 
 Each stage is one module with a ``run(tree, ctx)`` function. With
@@ -13,7 +13,7 @@ from tangent_ad.ad import boundary, forward, reverse
 from tangent_ad.analysis import activity
 from tangent_ad.context import Context
 from tangent_ad.errors import InternalError, TangentADError, UnsupportedSyntaxError
-from tangent_ad.frontend import (comprehensions, exits, function_values, normalize, resolve,
+from tangent_ad.frontend import (builtin_forms, comprehensions, exits, function_values, normalize, resolve,
                                  source, validate)
 from tangent_ad.limits import rounds
 from tangent_ad.live import Dependencies
@@ -22,7 +22,7 @@ from tangent_ad.optimize import fixed_point
 # Functions of one unit (each round generates at least one): a call graph
 # that keeps growing, say a helper passing a new lambda to itself, stops here.
 MAX_FUNCTIONS = 256
-FRONTEND = (comprehensions, function_values, validate, resolve, normalize, exits, activity)
+FRONTEND = (comprehensions, builtin_forms, function_values, validate, resolve, normalize, exits, activity)
 # mode -> (differentiating stage, kind of the requested function, of its callees)
 MODES = {"reverse": (reverse, "gradient", "pullback"),
          "forward": (forward, "jvp", "jvp")}

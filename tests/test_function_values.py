@@ -16,7 +16,8 @@ CASES = [
     "passes_registered_functions", "passes_a_user_function", "loop_over_functions",
     "comprehension_over_functions", "generator_over_functions", "dict_of_functions",
     "aliased_function", "enumerate_functions", "zip_functions_and_weights",
-    "nested_def_in_a_tuple", "generator_in_sum", "map_with_a_function", "map_with_a_lambda",
+    "nested_def_in_a_tuple", "generator_in_sum", "generator_in_max_and_tuple",
+    "generator_in_list", "map_with_a_function", "map_with_a_lambda",
     "filter_with_a_lambda", "dict_comprehension_with_condition",
 ]
 

@@ -14,6 +14,11 @@ for the same thing are rewritten into one before validation:
 * ``filter(f, xs)`` -> ``[x for x in xs if f(x)]`` (``filter(None, xs)``
   keeps the true items).
 
+A loop or comprehension over ``d.items()``, ``d.values()`` or ``d.keys()``
+of a local ``d`` goes over its keys and reads each value, ``for k in d:
+v = d[k]`` (``for k in d for v in [d[k]]`` in a comprehension), so that
+the value's adjoint flows back into ``d[k]``.
+
 ``map`` and ``filter`` are rewritten only when the names denote the
 builtins (``StaticScope``) and the function is a name, an attribute of a
 global or a lambda with plain parameters, so that evaluating it once per
@@ -25,7 +30,7 @@ import builtins
 
 import gast
 
-from tangent_ad.frontend import generated
+from tangent_ad.frontend import function_values, generated
 from tangent_ad.frontend.static_scope import StaticScope
 from tangent_ad.nodes import walk
 
@@ -40,15 +45,90 @@ def run(tree, ctx):
     """Return the FunctionDef `tree` with the lazy forms rewritten."""
     if generated.is_generated(ctx.func):
         return tree
-    if not any(isinstance(n, (gast.GeneratorExp, gast.Call)) for n in walk(tree)):
-        return tree
-    _Rewrite(StaticScope(tree, ctx)).visit(tree)
+    scope = StaticScope(tree, ctx)
+    _Rewrite(scope, set(function_values.aliases(tree, scope))).visit(tree)
     return gast.fix_missing_locations(tree)
 
 
 class _Rewrite(gast.NodeTransformer):
-    def __init__(self, scope):
+    def __init__(self, scope, tables):
         self.scope = scope
+        self.tables = tables  # names of dicts of functions: function_values unrolls them
+
+    def visit_For(self, node):
+        self.generic_visit(node)
+        view = self._view(node.target, node.iter)
+        if view is not None and not node.orelse:
+            node.target, node.iter, reads = view
+            if reads is not None:
+                target, value = reads
+                read = gast.Assign(targets=[target], value=value, type_comment=None)
+                node.body = [_located(read, node.iter)] + node.body
+        return node
+
+    def visit_comprehension(self, node):
+        self.generic_visit(node)
+        return node
+
+    def _comprehension(self, node):
+        self.generic_visit(node)
+        generators = []
+        for gen in node.generators:
+            view = self._view(gen.target, gen.iter)
+            if view is None:
+                generators.append(gen)
+                continue
+            target, iterable, reads = view
+            generators.append(gast.comprehension(target=target, iter=iterable,
+                                                 ifs=[] if reads else gen.ifs, is_async=0))
+            if reads is not None:  # `for v in [d[k]]`: one more loop, over the item
+                read_target, value = reads
+                generators.append(gast.comprehension(
+                    target=read_target, iter=_located(gast.List(elts=[value], ctx=gast.Load()),
+                                                      gen.iter), ifs=gen.ifs, is_async=0))
+        node.generators = generators
+        return node
+
+    visit_ListComp = visit_DictComp = visit_SetComp = visit_GeneratorExp = _comprehension
+
+    def _view(self, target, iterable):
+        """A loop over ``d.items()``, ``d.values()`` or ``d.keys()`` of a
+        local ``d`` (or ``enumerate`` of one) as a loop over ``d``'s keys:
+        (new target, new iterable, (target, value) of the item read first
+        or None), or None for any other loop."""
+        counted = isinstance(iterable, gast.Call) and not iterable.keywords and \
+            len(iterable.args) == 1 and self.scope.is_builtin(iterable.func, enumerate)
+        view = iterable.args[0] if counted else iterable
+        if not (isinstance(view, gast.Call) and isinstance(view.func, gast.Attribute) and
+                view.func.attr in ("items", "values", "keys") and not view.args and
+                not view.keywords and isinstance(view.func.value, gast.Name) and
+                self.scope.is_local(view.func.value.id)) or view.func.value.id in self.tables:
+            return None
+        if counted:
+            if not (isinstance(target, gast.Tuple) and len(target.elts) == 2):
+                return None
+            count, target = target.elts
+        container, kind = view.func.value, view.func.attr
+        if kind == "items":
+            if not (isinstance(target, gast.Tuple) and len(target.elts) == 2):
+                return None
+            key_target, value_target = target.elts
+        else:
+            key_target, value_target = (target, None) if kind == "keys" else (None, target)
+        if not isinstance(key_target, gast.Name):
+            if key_target is not None:
+                return None
+            key_target = _store(self.scope.fresh("key"))
+        keys = gast.Name(id=container.id, ctx=gast.Load(), annotation=None, type_comment=None)
+        new_target, new_iter = key_target, keys
+        if counted:
+            new_target = gast.Tuple(elts=[count, key_target], ctx=gast.Store())
+            new_iter = gast.Call(func=iterable.func, args=[keys], keywords=[])
+        reads = None
+        if value_target is not None:
+            reads = (value_target, gast.Subscript(value=_load(container.id),
+                                                  slice=_load(key_target.id), ctx=gast.Load()))
+        return new_target, _located(new_iter, iterable), reads
 
     def visit_Call(self, node):
         self.generic_visit(node)

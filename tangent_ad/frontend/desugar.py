@@ -176,7 +176,11 @@ class Desugar:
             return self.header(target), self.header(iterable), []
         if start is not None and not isinstance(index, gast.Name):
             return self.header(target), self.header(iterable), []
+        written = [isinstance(s, (gast.List, gast.Tuple, gast.ListComp)) for s in sequences]
         sequences = [self.named(self.atom(s)) for s in sequences]
+        for sequence, is_written in zip(sequences, written):
+            if is_written and sequence.id not in self.mutable:
+                self.kinds[sequence.id] = "other"  # not a dict: no iterated() view
         sequences = [self.iterable(s) for s in sequences]
         reads_ = []
         if start is not None:  # enumerate(xs, k): the user's index is i + k

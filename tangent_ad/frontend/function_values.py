@@ -37,9 +37,9 @@ def run(tree, ctx):
     if generated.is_generated(ctx.func):
         return tree
     scope = StaticScope(tree, ctx)
-    aliases = _aliases(tree, scope)
-    if aliases:
-        _Substitute(aliases, scope).visit_body(tree)
+    known = aliases(tree, scope)
+    if known:
+        _Substitute(known, scope).visit_body(tree)
     tree.body = _Unroller(scope).block(tree.body)
     return tree
 
@@ -67,7 +67,7 @@ def _holds_function(node, scope):
     return not isinstance(node, gast.Constant) and scope.is_function(node)
 
 
-def _aliases(tree, scope):
+def aliases(tree, scope):
     """{name: static value} for the names assigned once, at the top level
     of the function, to a static value holding at least one function."""
     found = {}

@@ -41,8 +41,10 @@ def run(tree, ctx):
     known function by the caller (``ctx.static_args``) resolve to it.
     """
     scope, live, snapshot, cells = function_scope(ctx.func)
-    snapshot |= set(ctx.static_args)
+    helpers = ctx.facts.get("helpers", {})  # bound by frontend.builtin_forms
+    snapshot |= set(ctx.static_args) | set(helpers)
     scope.update(ctx.static_args)
+    scope.update(helpers)
     ctx.facts["live"] = live
     ctx.facts["live_names"] = set()
     ctx.facts["dependencies"] = _Dependencies(ctx.func, live, cells)
