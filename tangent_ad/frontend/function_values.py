@@ -293,6 +293,12 @@ class _Unroller(gast.NodeTransformer):
         return gast.copy_location(gast.Dict(keys=keys, values=values), node)
 
 
+def bind(bindings, node, where):
+    """`node` with the reads of the names in `bindings` replaced by their
+    expressions (lambdas and comprehensions that rebind a name keep it)."""
+    return _Bind(bindings, where).visit(node)
+
+
 class _Bind(gast.NodeTransformer):
     """Replace reads of the loop variables by their items (nested
     comprehensions and lambdas that rebind a variable keep theirs)."""
