@@ -61,9 +61,9 @@ UNSUPPORTED = [
             g = h = lambda t: t * 2.0
             return g(x) + h(x)
         """, "g = h = lambda t: t * 2.0"),
-    ("callee with *args", """
-        def helper(*ys):
-            return ys[0] * 2
+    ("callee with **kwargs", """
+        def helper(y, **options):
+            return y * 2
 
         def f(x):
             return np.sum(helper(x))

@@ -340,6 +340,8 @@ class _Forward:
         for param in inspect.signature(func).parameters.values():
             if param.name in given:
                 arguments.append(given[param.name])
+            elif param.kind is param.VAR_POSITIONAL:  # no items for *args
+                arguments.append(gast.Tuple(elts=[], ctx=gast.Load()))
             else:
                 arguments.append(self.default(func, param))
         arguments += [name(self.tangent_of(a)) for _, a in wanted]

@@ -8,6 +8,7 @@ one packed tuple. They are methods of the normalizer (``Desugar`` is mixed
 into it) because they emit through it and use its current names.
 """
 import copy
+import inspect
 import operator
 
 import gast
@@ -16,6 +17,7 @@ import numpy as np
 from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.frontend import source
 from tangent_ad.nodes import assign, call, const, name, walk
+from tangent_ad.registry import REGISTRY
 from tangent_ad.runtime.structures import appended, iterated, updated
 
 
@@ -235,6 +237,14 @@ class Desugar:
             params = list(source.signature(callee).parameters.values())
         except (TypeError, ValueError):
             params = None
+        if params is not None and _takes_the_rest(params, node, callee):
+            # g(a, *xs) for `def g(a, *args)`, a user function: args = tuple(xs)
+            packed = self.ctx.namer.fresh("t")
+            self.emit(assign(packed, self._resolved(
+                call("tuple", self.atom(node.args[-1].value)), tuple)))
+            self.ctx.namespace.setdefault("tuple", tuple)
+            return [self.atom(a) for a in node.args[:-1]] + [
+                gast.Starred(value=name(packed), ctx=gast.Load())]
         if params is None or any(p.kind is not p.POSITIONAL_OR_KEYWORD for p in params):
             raise UnsupportedSyntaxError(
                 "*args in a call is supported only for a function with a fixed "
@@ -279,6 +289,19 @@ class Desugar:
         packed = self.ctx.namer.fresh("t")
         self.emit(assign(packed, gast.Tuple(elts=args[first:], ctx=gast.Load())))
         return args[:first] + [gast.Starred(value=name(packed), ctx=gast.Load())]
+
+
+def _takes_the_rest(params, node, callee):
+    """Whether the starred last argument of `node` fills exactly the
+    ``*args`` of `callee`, a user function with source (``def g(a, *args)``
+    called as ``g(x, *xs)``)."""
+    kinds = [p.kind for p in params]
+    if params[0].VAR_POSITIONAL not in kinds or not inspect.isfunction(callee) or \
+            REGISTRY.has("reverse", callee):
+        return False
+    before = kinds.index(params[0].VAR_POSITIONAL)
+    return all(k is params[0].POSITIONAL_OR_KEYWORD for k in kinds[:before]) and \
+        len(node.args) - 1 == before and not node.keywords
 
 
 def _computed_sequence(node, resolved):

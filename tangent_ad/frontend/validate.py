@@ -90,11 +90,13 @@ def _refuse(node, ctx, message, hint=None):
 def _check_arguments(tree, ctx):
     args = tree.args
     if args.vararg or args.kwarg:
-        _refuse(tree, ctx, "*args and **kwargs parameters are not supported",
-                "list the parameters explicitly")
+        _refuse(tree, ctx, "*args and **kwargs parameters are not supported here",
+                "list the parameters explicitly (a function that the differentiated "
+                "one calls may take *args)")
     if args.kwonlyargs:
-        _refuse(tree, ctx, "keyword-only parameters are not supported yet",
-                "make them ordinary positional parameters")
+        _refuse(tree, ctx, "keyword-only parameters are not supported in the function "
+                "given to the transform yet", "make them ordinary parameters "
+                "(a function that the differentiated one calls may have them)")
 
 
 def _check_statement(stmt, ctx):
