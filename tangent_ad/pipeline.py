@@ -1,11 +1,13 @@
 """The stages of a transformation, in order, and the loop that runs them.
 
-    parse -> signatures -> statements -> comprehensions -> builtin_forms -> function_values
+    parse -> signatures -> inline -> statements -> comprehensions -> builtin_forms
+          -> function_values
           -> validate -> resolve -> normalize -> exits -> activity
           -> reverse | forward -> optimize -> boundary -> emit -> load
 
-The five stages before validation rewrite Python's richer forms (match,
-walrus, generator expressions, map, sorted, functions as values, ...)
+The six stages before validation rewrite Python's richer forms (match,
+walrus, generator expressions, map, sorted, functions as values, calls
+that pass or return closures, ...)
 and a called function's ``*args`` and keyword-only parameters into the
 constructs the later stages know.
 
@@ -20,7 +22,7 @@ from tangent_ad.analysis import activity
 from tangent_ad.context import Context
 from tangent_ad.errors import InternalError, TangentADError, UnsupportedSyntaxError
 from tangent_ad.frontend import (builtin_forms, comprehensions, exits, function_values,
-                                 normalize, resolve, signatures, source, statements,
+                                 inline, normalize, resolve, signatures, source, statements,
                                  validate)
 from tangent_ad.limits import rounds
 from tangent_ad.live import Dependencies
@@ -29,7 +31,7 @@ from tangent_ad.optimize import fixed_point
 # Functions of one unit (each round generates at least one): a call graph
 # that keeps growing, say a helper passing a new lambda to itself, stops here.
 MAX_FUNCTIONS = 256
-FRONTEND = (signatures, statements, comprehensions, builtin_forms, function_values, validate, resolve,
+FRONTEND = (signatures, inline, statements, comprehensions, builtin_forms, function_values, validate, resolve,
             normalize, exits, activity)
 # mode -> (differentiating stage, kind of the requested function, of its callees)
 MODES = {"reverse": (reverse, "gradient", "pullback"),

@@ -2,6 +2,8 @@
 tests/test_function_values.py. Each is differentiated in every mode."""
 import numpy as np
 
+import tangent_ad as tad
+
 
 def smooth(t):
     return t * np.tanh(t)
@@ -102,3 +104,48 @@ def filter_with_a_lambda(w):
 def dict_comprehension_with_condition(w):
     d = {k: w * i for i, k in enumerate("abc") if k != "c"}
     return np.sum(d["a"] + d["b"] * w)
+
+
+def reduce_with(a, _r=np.sum, act=np.tanh):
+    return _r(act(a) * a)
+
+
+def calls_with_function_defaults(w):
+    return reduce_with(w) + reduce_with(w, np.mean) + reduce_with(w, act=np.sin)
+
+
+def inner_loss(x):
+    return np.sum(np.sin(x) * x)
+
+
+def calls_a_derivative(w):
+    return np.sum(tad.grad(inner_loss)(w) * w) + tad.grad(inner_loss, wrt=0)(w[0] * 2.0)
+
+
+def make_layer(W, act=np.tanh):
+    def layer(x):
+        return act(W @ x)
+    return layer
+
+
+def make_scaler(s):
+    return lambda t: t * s
+
+
+def factory_closures(W):
+    x = np.ones(3) * 0.5
+    h = make_layer(W)(x)
+    first = make_layer(W * 2.0, np.sin)  # two instances of one closure
+    second = make_layer(W)
+    for _ in range(2):
+        h = make_layer(W * 0.5)(h)
+    return np.sum(second(first(h))) + make_scaler(W[2, 0])(2.0)
+
+
+def lambda_capturing_a_differentiated_value(W):
+    x = np.ones(3) * 0.5
+    w = W[0]
+
+    def bump(t):
+        return t * W[1]
+    return np.sum(apply_twice(lambda v: v * w, x)) + np.sum(apply_twice(bump, x))

@@ -19,7 +19,9 @@ CASES = [
     "nested_def_in_a_tuple", "generator_in_sum", "generator_in_max_and_tuple",
     "generator_in_list", "map_with_a_function", "map_with_a_lambda",
     "filter_with_a_lambda", "dict_comprehension_with_condition",
+    "calls_with_function_defaults", "calls_a_derivative",
 ]
+MATRIX_CASES = ["factory_closures", "lambda_capturing_a_differentiated_value"]
 
 
 @pytest.mark.parametrize("name", CASES)
@@ -27,6 +29,35 @@ CASES = [
 def test_every_mode_matches_finite_differences(name, seed):
     w = np.random.default_rng(seed).uniform(-1.0, 1.0, size=3)
     check_all_modes(getattr(fv, name), (w,))
+
+
+@pytest.mark.parametrize("name", MATRIX_CASES)
+@pytest.mark.parametrize("seed", range(2))
+def test_closures_made_or_passed_in_every_mode(name, seed):
+    W = np.random.default_rng(seed).uniform(-1.0, 1.0, size=(3, 3))
+    check_all_modes(getattr(fv, name), (W,))
+
+
+@pytest.mark.parametrize("name", MATRIX_CASES)
+def test_closures_made_or_passed_keep_float32(name):
+    W = np.random.default_rng(8).uniform(-1.0, 1.0, size=(3, 3)).astype(np.float32)
+    f = getattr(fv, name)
+    assert tad.grad(f)(W).dtype == np.float32
+    check_grads(f, tad.grad(f), (W,))
+
+
+def test_a_function_default_is_checked_when_the_derivative_runs():
+    w = np.array([0.3, -0.5, 0.7])
+    check_grads(fv.reduce_with, tad.grad(fv.reduce_with), (w,))
+    with pytest.raises(AssertionError, match="made for its default _r=np.sum"):
+        tad.grad(fv.reduce_with)(w, np.mean)
+
+
+def test_a_factory_is_written_out_in_the_caller():
+    source = tad.show_source(tad.grad(fv.factory_closures))
+    code = [line for line in source.splitlines() if not line.strip().startswith("#")]
+    assert any("pullback_layer" in line for line in code)
+    assert not any("make_layer(" in line for line in code)  # only in the comments
 
 
 @pytest.mark.parametrize("name", CASES)

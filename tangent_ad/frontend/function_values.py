@@ -7,8 +7,7 @@ a call through a local variable cannot be differentiated as written. When
 the function such a variable holds is known from the source alone, this
 pass writes the reference in its place:
 
-* a local name assigned once, at the top level of the function, to a
-  function reference (a global function, ``np.sin``, or a nested def) or to
+* a local name assigned once in the function to a function reference (a global function, ``np.sin``, or a nested def) or to
   a tuple, list or dict of them written in the code: each read of it
   (``g(x)``, ``fs[0]``, ``fs["s"]``) becomes the reference itself;
 * a ``for`` loop or a comprehension over such a sequence (also through
@@ -18,6 +17,9 @@ pass writes the reference in its place:
   or a loop variable read after the loop is left as written (and refused
   later if it calls the variable).
 
+A derivative made in the function, ``tad.grad(inner)(x)``, is made when
+transforming and called by a name (``_Transforms``).
+
 A sequence that is not written in the code (built in a loop, returned by a
 call, passed in as an argument) is not known here; calls through its items
 are refused by the resolver with the user's line.
@@ -26,7 +28,7 @@ import copy
 
 import gast
 
-from tangent_ad.frontend import generated
+from tangent_ad.frontend import closures, generated
 from tangent_ad.frontend.static_scope import StaticScope, loads
 from tangent_ad.nodes import walk
 
@@ -37,6 +39,8 @@ def run(tree, ctx):
     if generated.is_generated(ctx.func):
         return tree
     scope = StaticScope(tree, ctx)
+    _Transforms(scope, ctx.facts.setdefault("helpers", {})).visit(tree)
+    _function_defaults(tree, ctx, scope)
     known = aliases(tree, scope)
     if known:
         _Substitute(known, scope).visit_body(tree)
@@ -45,6 +49,93 @@ def run(tree, ctx):
 
 
 # ---- static values ---------------------------------------------------------
+
+class _Transforms(gast.NodeTransformer):
+    """``tad.grad(inner)(x)`` in the function: the derivative of a known
+    function with constant options is made when transforming (what the
+    call would make when it runs) and called through a name bound to it
+    (``ctx.facts["helpers"]``), as a derivative held in a global is."""
+
+    def __init__(self, scope, helpers):
+        self.scope = scope
+        self.helpers = helpers
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        maker = node.func
+        if not isinstance(maker, gast.Call):
+            return node
+        from tangent_ad import api
+        transform = self.scope.value(maker.func)
+        if not any(transform is getattr(api, n, None) for n in _TRANSFORMS) or \
+                not maker.args or not self.scope.is_function(maker.args[0]) or \
+                not all(_is_constant(a) for a in maker.args[1:]) or \
+                not all(_is_constant(k.value) for k in maker.keywords):
+            return node
+        func = self.scope.value(maker.args[0])
+        options = {k.arg: _constant_value(k.value) for k in maker.keywords}
+        made = transform(func, *[_constant_value(a) for a in maker.args[1:]], **options)
+        label = self.scope.fresh(f"{transform.__name__}_{getattr(func, '__name__', 'f')}")
+        self.helpers[label] = made
+        node.func = _located(gast.Name(id=label, ctx=gast.Load(), annotation=None,
+                                       type_comment=None), maker)
+        return node
+
+
+_TRANSFORMS = ("grad", "value_and_grad", "jvp", "vjp", "hvp", "jacobian", "hessian")
+
+
+def _is_constant(node):
+    return isinstance(node, gast.Constant) or (
+        isinstance(node, gast.Tuple) and all(_is_constant(e) for e in node.elts))
+
+
+def _constant_value(node):
+    if isinstance(node, gast.Tuple):
+        return tuple(_constant_value(e) for e in node.elts)
+    return node.value
+
+
+def _function_defaults(tree, ctx, scope):
+    """``def f(a, _r=np.sum)``: a parameter whose default is a known
+    function, never assigned in the body and not bound by the caller
+    (``ctx.static_args``), reads as the default. A check at the top of the
+    body, run as written, refuses another function passed for it when the
+    derivative runs."""
+    values = getattr(ctx.func, "__defaults__", None) or ()
+    args = tree.args
+    if len(values) != len(args.defaults):
+        return
+    params = args.args[len(args.args) - len(args.defaults):]
+    defaults = {}
+    for param, expr, value in zip(params, args.defaults, values):
+        if param.id in ctx.static_args or param.id in ctx.wrt or \
+                scope.stores[param.id] != 1 or not scope.is_function(expr) or \
+                scope.value(expr) is not value:
+            continue
+        defaults[param.id] = expr
+    if not defaults:
+        return
+    _Substitute(defaults, scope).visit_body(tree)
+    checks = [gast.Assert(test=gast.Compare(
+        left=gast.Name(id=p, ctx=gast.Load(), annotation=None, type_comment=None),
+        ops=[gast.Eq()], comparators=[copy.deepcopy(e)]),
+        msg=gast.Constant(value=f"the derivative of {tree.name} is made for its default "
+                          f"{p}={_text(e)}: differentiate a function that passes the other "
+                          f"function to {tree.name}", kind=None))
+        for p, e in defaults.items()]
+    for check in checks:
+        _located(check, tree)
+    first = 1 if tree.body and isinstance(tree.body[0], gast.Expr) and \
+        isinstance(tree.body[0].value, gast.Constant) else 0
+    tree.body[first:first] = checks
+
+
+def _text(expr):
+    if isinstance(expr, gast.Attribute):
+        return f"{_text(expr.value)}.{expr.attr}"
+    return getattr(expr, "id", "...")
+
 
 def _is_static(node, scope):
     """A value known from the source: a constant, a function reference, or
@@ -68,10 +159,11 @@ def _holds_function(node, scope):
 
 
 def aliases(tree, scope):
-    """{name: static value} for the names assigned once, at the top level
-    of the function, to a static value holding at least one function."""
+    """{name: static value} for the names assigned once in the function
+    (a branch or loop included: a valid program reads them after the
+    assignment) to a static value holding at least one function."""
     found = {}
-    for stmt in tree.body:
+    for stmt in closures._walk_outside_functions(tree.body):
         if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
                 isinstance(stmt.targets[0], gast.Name):
             target = stmt.targets[0].id
