@@ -80,3 +80,33 @@ def test_a_loop_over_functions_is_unrolled_into_readable_calls():
     source = tad.show_source(tad.grad(fv.loop_over_functions))
     assert "np.sin(w)" in source and "np.cos(w)" in source
     assert "for f in" not in source
+
+
+def test_redefining_a_written_out_factory_makes_a_new_derivative(tmp_path):
+    """The factory's statements are in the caller's derivative: a new
+    definition of the factory (a notebook cell run again) must not leave
+    the old derivative in the cache."""
+    import importlib.util
+    import linecache
+    text = (
+        "import numpy as np\n\n\n"
+        "def make(W):\n"
+        "    def layer(x):\n"
+        "        return np.tanh(W @ x)\n"
+        "    return layer\n\n\n"
+        "def f(W):\n"
+        "    return np.sum(make(W)(np.ones(2)))\n")
+    path = tmp_path / "factory_module.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location("factory_module", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    W = np.eye(2) * 0.5
+    before = tad.grad(module.f)(W)
+    changed = text.replace("np.tanh(W @ x)", "np.sin(W @ x)")
+    path.write_text(changed)
+    linecache.checkcache()
+    exec(compile(changed.split("def f")[0], str(path), "exec"), vars(module))
+    after = tad.grad(module.f)(W)
+    np.testing.assert_allclose(after, np.cos(W @ np.ones(2))[:, None] * np.ones((2, 2)))
+    assert not np.allclose(before, after)

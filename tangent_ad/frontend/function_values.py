@@ -39,7 +39,8 @@ def run(tree, ctx):
     if generated.is_generated(ctx.func):
         return tree
     scope = StaticScope(tree, ctx)
-    _Transforms(scope, ctx.facts.setdefault("helpers", {})).visit(tree)
+    _Transforms(scope, ctx.facts.setdefault("helpers", {}),
+                ctx.facts.setdefault("static_reads", [])).visit(tree)
     _function_defaults(tree, ctx, scope)
     known = aliases(tree, scope)
     if known:
@@ -56,9 +57,10 @@ class _Transforms(gast.NodeTransformer):
     call would make when it runs) and called through a name bound to it
     (``ctx.facts["helpers"]``), as a derivative held in a global is."""
 
-    def __init__(self, scope, helpers):
+    def __init__(self, scope, helpers, reads):
         self.scope = scope
         self.helpers = helpers
+        self.reads = reads
 
     def visit_Call(self, node):
         self.generic_visit(node)
@@ -73,6 +75,7 @@ class _Transforms(gast.NodeTransformer):
                 not all(_is_constant(k.value) for k in maker.keywords):
             return node
         func = self.scope.value(maker.args[0])
+        self.reads.append(copy.deepcopy(maker.args[0]))  # see resolve: a dependency
         options = {k.arg: _constant_value(k.value) for k in maker.keywords}
         made = transform(func, *[_constant_value(a) for a in maker.args[1:]], **options)
         label = self.scope.fresh(f"{transform.__name__}_{getattr(func, '__name__', 'f')}")

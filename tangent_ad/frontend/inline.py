@@ -128,11 +128,15 @@ class _Inliner:
         defaults = dict(zip([a.id for a in tree.args.args][len(tree.args.args) -
                                                            len(tree.args.defaults):],
                             tree.args.defaults))
+        values = {p.name: p.default for p in inspect.signature(func).parameters.values()}
         for param in [a.id for a in tree.args.args]:
             if param not in bound.arguments:
                 default = defaults[param]
-                if any(isinstance(n, gast.Name) and self.scope.is_local(n.id)
-                       for n in walk(default)):
+                # the default was evaluated when the def ran: written here only
+                # when the expression still denotes that very value
+                if not (isinstance(default, gast.Constant) or (
+                        self.scope.is_function(default) and
+                        self.scope.value(default) is values[param])):
                     return None
                 assigned.append((param, copy.deepcopy(default)))
         statements = [gast.Assign(targets=[_store(renames[p])], value=v, type_comment=None)
@@ -144,6 +148,8 @@ class _Inliner:
             _relocate_new(stmt, call)
         before.extend(statements + renamed[:-1])
         self.changed = True
+        # the resolver records what the derivative depends on: the callee too
+        self.ctx.facts.setdefault("static_reads", []).append(copy.deepcopy(call.func))
         result = renamed[-1].value
         if isinstance(result, gast.Lambda):  # named, as lambdas that are called are
             label = self.scope.fresh(f"{tree.name}_result")

@@ -65,6 +65,11 @@ def run(tree, ctx):
         resolver.visit(stmt)
     for lifted in set(local_functions.values()):
         _globals_of_lifted(lifted.tree, resolver)
+    # names the stages before validation replaced by what they denote (a
+    # callee written out, a function given to tad.grad): the derivative
+    # depends on them as on any name it reads
+    for read in ctx.facts.get("static_reads", ()):
+        resolver.lookup(read)
     _bind_defaults(tree, ctx, scope)
     return tree
 
