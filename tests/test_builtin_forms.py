@@ -71,3 +71,19 @@ def test_sorted_of_a_dict_is_refused_when_it_runs():
 def lambda_free_sorted_list_keys(w):
     d = {1: w[0], 0: w[1]}
     return d[sorted(list(d))[0]] * 2.0
+
+
+def rebinds_the_dict_it_loops_over(w):
+    d = {"a": w, "b": w * 2.0}
+    s = 0.0
+    for k, v in d.items():
+        s = s + np.sum(v)
+        d = {"a": w * 10.0, "b": w * 20.0}
+    return s
+
+
+def test_a_loop_that_rebinds_its_dict_is_not_read_through_the_new_one():
+    # `for k in d: v = d[k]` would read the new dict's values from the second
+    # pass on (Python's items() keeps the old one): left as written, refused
+    with pytest.raises(tad.UnsupportedSyntaxError, match="items"):
+        tad.grad(rebinds_the_dict_it_loops_over)

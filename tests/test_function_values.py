@@ -110,3 +110,15 @@ def test_redefining_a_written_out_factory_makes_a_new_derivative(tmp_path):
     after = tad.grad(module.f)(W)
     np.testing.assert_allclose(after, np.cos(W @ np.ones(2))[:, None] * np.ones((2, 2)))
     assert not np.allclose(before, after)
+
+
+def comprehension_variable_named_like_an_alias(w):
+    act = np.tanh
+    ys = [act * 2.0 for act in [w, w * 3.0]]  # its own `act`, an array
+    return np.sum(act(ys[1]))
+
+
+def test_a_comprehension_variable_is_not_replaced_by_the_alias():
+    w = np.array([0.3, -0.5, 0.7])
+    check_grads(comprehension_variable_named_like_an_alias,
+                tad.grad(comprehension_variable_named_like_an_alias), (w,))

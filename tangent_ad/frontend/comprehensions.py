@@ -58,6 +58,8 @@ class _Rewrite(gast.NodeTransformer):
     def visit_For(self, node):
         self.generic_visit(node)
         view = self._view(node.target, node.iter)
+        if view is not None and _rebinds(node, node.iter):
+            view = None  # `v = d[k]` would read the new dict, not the one looped over
         if view is not None and not node.orelse:
             node.target, node.iter, reads = view
             if reads is not None:
@@ -187,6 +189,16 @@ class _Rewrite(gast.NodeTransformer):
                                                type_comment=None), zip):
             return None  # `zip` is some other object here
         return gast.Call(func=_load("zip"), args=list(sequences), keywords=[])
+
+
+def _rebinds(loop, iterable):
+    """Whether the body of `loop` assigns the dict whose view it loops over."""
+    view = iterable.args[0] if isinstance(iterable, gast.Call) and iterable.args else iterable
+    container = getattr(getattr(view, "func", None), "value", None)
+    if not isinstance(container, gast.Name):
+        return False
+    return any(isinstance(n, gast.Name) and n.id == container.id and
+               not isinstance(n.ctx, gast.Load) for s in loop.body for n in walk(s))
 
 
 def _evaluates_alike(func, scope):

@@ -207,6 +207,16 @@ class _Substitute(gast.NodeTransformer):
         self.generic_visit(node)
         return node
 
+    def _comprehension(self, node):
+        bound = {n.id for g in node.generators for n in walk(g.target)
+                 if isinstance(n, gast.Name)}
+        if bound & set(self.aliases):
+            return node  # its own variable of that name
+        self.generic_visit(node)
+        return node
+
+    visit_ListComp = visit_DictComp = visit_SetComp = visit_GeneratorExp = _comprehension
+
     def visit_Subscript(self, node):
         key = _constant_index(node.slice)
         if isinstance(node.value, gast.Name) and node.value.id in self.aliases and \
