@@ -122,3 +122,14 @@ def test_a_comprehension_variable_is_not_replaced_by_the_alias():
     w = np.array([0.3, -0.5, 0.7])
     check_grads(comprehension_variable_named_like_an_alias,
                 tad.grad(comprehension_variable_named_like_an_alias), (w,))
+
+
+def calls_functions_it_is_given(fs, w):
+    return sum(np.sum(f(w)) for f in fs)
+
+
+def test_functions_not_known_from_the_source_are_refused_with_a_hint():
+    with pytest.raises(tad.UnsupportedSyntaxError, match="not known from the source") as info:
+        tad.grad(calls_functions_it_is_given, wrt=1)
+    assert "for f in (np.sin, np.cos)" in info.value.hint
+    assert info.value.lineno == calls_functions_it_is_given.__code__.co_firstlineno + 1

@@ -266,8 +266,11 @@ class _Resolver(gast.NodeVisitor):
                 return
             if not isinstance(node.func, gast.Attribute):
                 raise UnsupportedSyntaxError(
-                    "calling a local variable is not supported yet",
-                    hint="call the function by its global name",
+                    "calling a local variable is not supported yet: the function "
+                    "it holds is not known from the source",
+                    hint="call the function by its name, pass it as an argument "
+                         "(apply(np.sin, x)), or write the functions in a tuple or "
+                         "dict in this function (for f in (np.sin, np.cos): ...)",
                     **self.ctx.where(node))
             method = node.func.attr
             if generated.is_generated(self.ctx.func) and method == "pop":
