@@ -1,7 +1,15 @@
 """The stages of a transformation, in order, and the loop that runs them.
 
-    parse -> validate -> resolve -> normalize -> exits -> activity
+    parse -> signatures -> inline -> statements -> comprehensions -> builtin_forms
+          -> function_values
+          -> validate -> resolve -> normalize -> exits -> activity
           -> reverse | forward -> optimize -> boundary -> emit -> load
+
+The six stages before validation rewrite Python's richer forms (match,
+walrus, generator expressions, map, sorted, functions as values, calls
+that pass or return closures, ...)
+and a called function's ``*args`` and keyword-only parameters into the
+constructs the later stages know.
 
 Each stage is one module with a ``run(tree, ctx)`` function. With
 ``verbose=2`` the source is printed after every stage.
@@ -13,7 +21,9 @@ from tangent_ad.ad import boundary, forward, reverse
 from tangent_ad.analysis import activity
 from tangent_ad.context import Context
 from tangent_ad.errors import InternalError, TangentADError, UnsupportedSyntaxError
-from tangent_ad.frontend import exits, normalize, resolve, source, validate
+from tangent_ad.frontend import (builtin_forms, comprehensions, exits, function_values,
+                                 inline, normalize, resolve, signatures, source, statements,
+                                 validate)
 from tangent_ad.limits import rounds
 from tangent_ad.live import Dependencies
 from tangent_ad.optimize import fixed_point
@@ -21,7 +31,8 @@ from tangent_ad.optimize import fixed_point
 # Functions of one unit (each round generates at least one): a call graph
 # that keeps growing, say a helper passing a new lambda to itself, stops here.
 MAX_FUNCTIONS = 256
-FRONTEND = (validate, resolve, normalize, exits, activity)
+FRONTEND = (signatures, inline, statements, comprehensions, builtin_forms, function_values, validate, resolve,
+            normalize, exits, activity)
 # mode -> (differentiating stage, kind of the requested function, of its callees)
 MODES = {"reverse": (reverse, "gradient", "pullback"),
          "forward": (forward, "jvp", "jvp")}

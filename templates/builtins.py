@@ -10,7 +10,8 @@ import math
 import numpy as np
 
 from tangent_ad.registry import adjoint, nonholomorphic, zero_derivative
-from tangent_ad.runtime import abs_slope, unbroadcast, unsum
+from tangent_ad.runtime import (
+    abs_slope, extreme_index, reversed_indices, sort_order, unbroadcast, unconverted, unsum)
 
 d = None  # d[x] is the adjoint of x; templates are parsed, never run
 
@@ -164,7 +165,20 @@ def builtin_sum(result, iterable, start=0):
     d[start] = unbroadcast(d[result], start)
 
 
+# ---- sequences: the same items in another container ----------------------
+
+@adjoint(builtins.list)
+def builtin_list(result, iterable):
+    d[iterable] = unconverted(d[result], iterable)
+
+
+@adjoint(builtins.tuple)
+def builtin_tuple(result, iterable):
+    d[iterable] = unconverted(d[result], iterable)
+
+
 # ---- zero derivative -------------------------------------------------------
 
 zero_derivative(math.ceil, math.floor, math.trunc, math.isfinite, math.isinf,
                 math.isnan)
+zero_derivative(extreme_index, reversed_indices, sort_order)  # positions, for indexing

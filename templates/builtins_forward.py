@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from tangent_ad.registry import broadcasting, tangent
+from tangent_ad.runtime import converted_tangent
 
 d = None  # d[x] is the tangent of x; templates are parsed, never run
 
@@ -153,6 +154,18 @@ def builtin_pow(result, base, exp):
 @tangent(builtins.sum)
 def builtin_sum(result, iterable, start=0):
     d[result] = sum(d[iterable]) + d[start]
+
+
+# ---- sequences: the same items in another container ----------------------
+
+@tangent(builtins.list)
+def builtin_list(result, iterable):
+    d[result] = converted_tangent(d[iterable], iterable, list)
+
+
+@tangent(builtins.tuple)
+def builtin_tuple(result, iterable):
+    d[result] = converted_tangent(d[iterable], iterable, tuple)
 
 
 broadcasting(builtins.max, builtins.min, builtins.pow, builtins.sum)

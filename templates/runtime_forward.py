@@ -37,7 +37,7 @@ from tangent_ad.runtime import (
     jvp_jvp_einsum,
     jvp_grad_solve_rhs, jvp_mean, linspace_fraction, matrix_transpose, segment_length,
     tangent_array, trigamma, unarray, unatleast, uncumsum, unconcatenate, undiag, undiagonal,
-    undiff, unindex, unindex_container, iterated_tangent, uniterated, unpad, unreduce,
+    undiff, unconverted, unindex, unindex_container, iterated_tangent, uniterated, unpad, unreduce,
     unreduce_max, unaverage, unplus, unreduce_mean, unreduce_median, unreduce_var, unrepeat,
     untimes, unweights, weights_like, unrollaxis, unsort, unstack, unsum, untake,
     untake_along_axis, untile, unbroadcast, zero_tangent, zeroed,
@@ -177,6 +177,11 @@ def untimes_rule(result, g, x, other):
 @tangent(unindex_container)
 def unindex_container_rule(result, g, x, index):
     d[result] = unindex_container(d[g], x, index)
+
+
+@tangent(unconverted)
+def unconverted_rule(result, g, items):
+    d[result] = unconverted(d[g], items)
 
 
 @tangent(uniterated)

@@ -20,6 +20,7 @@ import operator
 import numpy as np
 
 from tangent_ad.runtime import appended, c_concat, concatenated, iterated, r_concat, repeated, updated
+from tangent_ad.runtime.ordering import extreme_index, reversed_indices, sort_order
 
 try:
     import scipy.special
@@ -31,6 +32,8 @@ POSITIVE = (0.5, 2.0)
 # The modules the expressions may use, and the names the test's functions use.
 NAMESPACE = {"np": np, "math": math, "appended": appended, "iterated": iterated,
              "updated": updated, "concatenated": concatenated, "repeated": repeated,
+             "sort_order": sort_order, "extreme_index": extreme_index,
+             "reversed_indices": reversed_indices,
              **({"scipy": scipy} if scipy else {})}
 RESERVED_NAMES = {*NAMESPACE, "scipy", "v", "weight"}
 
@@ -751,7 +754,16 @@ SPECS = [
     Spec(updated, "updated(x, slice(0, 2, None), y)", x=(3, 2), y=(2,)),
     Spec(updated, "updated(x, (1, slice(None, None, None)), y * 2.0)", x=(3, 2), y=(1,)),
 
+    # ---- sequences: the same items in another container -------------------------
+    Spec(list, "np.stack(list((x, y * x)))", x=(3,), y=(3,)),
+    Spec(list, "list(x)[1] * x", x=(3, 2)),
+    Spec(tuple, "tuple([x, y])[1] * x", x=(3,), y=(3,)),
+    Spec(tuple, "tuple(x)[0] * x", x=(3, 2)),
+
     # ---- builtins with no derivative -------------------------------------------
+    Spec(sort_order, "x * sort_order([2.0, 1.0, 3.0])[0]", x=(3,)),
+    Spec(extreme_index, "x * extreme_index([2.0, 1.0], True)", x=(3,)),
+    Spec(reversed_indices, "x * reversed_indices([2.0, 1.0])[0]", x=(3,)),
     Spec(len, "x * len(x)", x=(3, 2)),
     Spec(operator.floordiv, "x * (x // 0.7)", x=(3, 2), domain=(0.1, 0.6)),
     Spec(range, "x * len(range(3))", x=(3,)),

@@ -61,9 +61,9 @@ UNSUPPORTED = [
             g = h = lambda t: t * 2.0
             return g(x) + h(x)
         """, "g = h = lambda t: t * 2.0"),
-    ("callee with *args", """
-        def helper(*ys):
-            return ys[0] * 2
+    ("callee with **kwargs", """
+        def helper(y, **options):
+            return y * 2
 
         def f(x):
             return np.sum(helper(x))
@@ -74,10 +74,11 @@ UNSUPPORTED = [
                 return x
             y = x
         """, "y = x"),
-    ("generator expression", """
+    ("generator expression kept as a value", """
         def f(x):
-            return sum(v for v in x)
-        """, "return sum(v for v in x)"),
+            g = (v for v in x)
+            return sum(g)
+        """, "g = (v for v in x)"),
     ("yield", """
         def f(x):
             yield x

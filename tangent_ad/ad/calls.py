@@ -58,7 +58,7 @@ def rewrite_calls(body, ctx, active):
         pullback = gast.Call(
             func=name(pullback_name(ctx.calls, source.called(func), wrt,
                                     statics)),
-            args=value.args, keywords=value.keywords)
+            args=plain_arguments(func, value), keywords=value.keywords)
         if isinstance(func, checkpoint):
             # only the arguments are kept; the adjoint runs the pullback again
             rewritten[stmt] = (back, wanted, pullback)
@@ -77,14 +77,34 @@ def _static_functions(bound, ctx):
     functions = ctx.facts.get("local_functions", {})
     statics = []
     for param, atom in bound:
-        if not isinstance(atom, gast.Name):
+        if not isinstance(atom, (gast.Name, gast.Attribute)):
             continue
         value = ctx.resolved.get(atom)
         if value is None and atom.id in functions and not functions[atom.id].free:
             value = functions[atom.id]
-        if inspect.isfunction(value) or isinstance(value, LocalFunction):
+        if inspect.isfunction(value) or isinstance(value, LocalFunction) or \
+                _has_rule(value):
             statics.append((param, value))
     return tuple(sorted(statics, key=lambda item: item[0]))
+
+
+def _has_rule(value):
+    """A function with a registered derivative (``np.sin``, ``abs``),
+    passed as an argument: known when the call is transformed."""
+    if isinstance(value, type) or not callable(value):
+        return False
+    try:
+        return REGISTRY.has("reverse", value) or REGISTRY.has("forward", value)
+    except TypeError:  # unhashable
+        return False
+
+
+def static_label(statics):
+    """``_with_sin_cube``: the part of a generated name that says which
+    functions the parameters are bound to."""
+    labels = ["".join(c if c.isalnum() else "_" for c in getattr(f, "__name__", "fn"))
+              for _, f in statics]
+    return "_with_" + "_".join(labels)
 
 
 def pullback_name(calls, func, wrt, statics=()):
@@ -95,7 +115,7 @@ def pullback_name(calls, func, wrt, statics=()):
     if key not in calls:
         base = f"pullback_{func.__name__}_d{'_'.join(wrt)}"
         if statics:
-            base += "_with_" + "_".join(f.__name__ for _, f in statics)
+            base += static_label(statics)
         taken = set(calls.values())
         candidate, i = base, 2
         while candidate in taken:
@@ -120,18 +140,45 @@ def expansion(record, result_adjoint):
 
 
 def _bind(func, call, where):
+    """[(parameter, argument atom)] of a call to a user function. The
+    items a call passes to ``*args`` arrive packed, ``g(a, *t)``
+    (``desugar.call_arguments``): the parameter is bound to the tuple `t`,
+    which the callee takes as a plain parameter (``frontend/signatures.py``)."""
     signature = source.signature(func)
-    for param in signature.parameters.values():
-        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD, param.KEYWORD_ONLY):
+    params = list(signature.parameters.values())
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        raise UnsupportedSyntaxError(
+            f"{func.__qualname__} has a **kwargs parameter, which is not supported",
+            hint="list the keyword parameters explicitly", **where)
+    args, packed = list(call.args), None
+    variadic = [p for p in params if p.kind is p.VAR_POSITIONAL]
+    if args and isinstance(args[-1], gast.Starred):
+        if not variadic or not isinstance(args[-1].value, gast.Name):
             raise UnsupportedSyntaxError(
-                f"{func.__qualname__} has *args, **kwargs or keyword-only "
-                "parameters, which are not supported yet", **where)
+                f"*args in this call to {func.__qualname__} is not supported",
+                hint="pass the items one by one", **where)
+        packed = args.pop().value
     try:
-        bound = signature.bind(*call.args, **{k.arg: k.value for k in call.keywords})
+        bound = signature.bind(*args, **{k.arg: k.value for k in call.keywords})
     except TypeError as exc:
         raise UnsupportedSyntaxError(f"bad call to {func.__qualname__}: {exc}",
                                      **where) from None
-    return list(bound.arguments.items())
+    items = list(bound.arguments.items())
+    if packed is not None:
+        items = [(p, a) for p, a in items if p != variadic[0].name] + \
+            [(variadic[0].name, packed)]
+    return items
+
+
+def plain_arguments(func, call):
+    """The arguments of `call` as the generated pullback or forward
+    function of `func` takes them: a tuple packed for ``*args`` is passed
+    as one argument (``frontend/signatures.py``)."""
+    args = list(call.args)
+    if args and isinstance(args[-1], gast.Starred) and any(
+            p.kind is p.VAR_POSITIONAL for p in source.signature(func).parameters.values()):
+        args[-1] = args[-1].value
+    return args
 
 
 def _assignments(body):

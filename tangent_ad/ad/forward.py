@@ -62,7 +62,7 @@ def register(unit, func, wrt, statics=()):
         label = getattr(func, "__name__", type(func).__name__)
         base = f"jvp_{label}" + (f"_d{'_'.join(wrt)}" if wrt else "")
         if statics:
-            base += "_with_" + "_".join(f.__name__ for _, f in statics)
+            base += calls.static_label(statics)
         taken = set(unit.values())
         candidate, i = base, 2
         while candidate in taken:
@@ -340,6 +340,8 @@ class _Forward:
         for param in inspect.signature(func).parameters.values():
             if param.name in given:
                 arguments.append(given[param.name])
+            elif param.kind is param.VAR_POSITIONAL:  # no items for *args
+                arguments.append(gast.Tuple(elts=[], ctx=gast.Load()))
             else:
                 arguments.append(self.default(func, param))
         arguments += [name(self.tangent_of(a)) for _, a in wanted]

@@ -56,7 +56,7 @@ def active_names(tree, ctx, wrt, record=False):
         if isinstance(stmt, gast.Assign):
             return _differentiable(stmt.value, ctx)
         if isinstance(stmt, gast.For):
-            return not _is_range(stmt.iter, ctx)
+            return not _is_range(stmt.iter, ctx) and not _is_positions(stmt.iter, ctx)
         # a generated closure varies with the values it closes over
         return is_push(stmt) or (generated and isinstance(stmt, gast.FunctionDef)
                                  and stmt.name in values)
@@ -89,6 +89,15 @@ def _differentiable(expr, ctx):
     if isinstance(expr, gast.Call):
         return not REGISTRY.is_zero(ctx.resolved.get(expr))
     return True
+
+
+def _is_positions(expr, ctx):
+    """A call with a zero derivative (``sort_order(xs)``: positions), or
+    ``reversed(list(...))`` of one (as adjoint loops run)."""
+    while isinstance(expr, gast.Call) and ctx.resolved.get(expr) in (reversed, list) \
+            and len(expr.args) == 1:
+        expr = expr.args[0]
+    return isinstance(expr, gast.Call) and REGISTRY.is_zero(ctx.resolved.get(expr))
 
 
 def _is_range(expr, ctx):

@@ -8,6 +8,7 @@ one packed tuple. They are methods of the normalizer (``Desugar`` is mixed
 into it) because they emit through it and use its current names.
 """
 import copy
+import inspect
 import operator
 
 import gast
@@ -16,6 +17,7 @@ import numpy as np
 from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.frontend import source
 from tangent_ad.nodes import assign, call, const, name, walk
+from tangent_ad.registry import REGISTRY
 from tangent_ad.runtime.structures import appended, iterated, updated
 
 
@@ -159,7 +161,8 @@ class Desugar:
         (a dict's keys, as a list)."""
         func = self.ctx.resolved.get(iterable)
         start = None  # enumerate's start, when given
-        if isinstance(iterable, gast.Name) and iterable not in self.ctx.resolved:
+        if isinstance(iterable, gast.Name) and iterable not in self.ctx.resolved or \
+                _computed_sequence(iterable, self.ctx.resolved):
             sequences, index, targets = [iterable], None, [target]
         elif func is enumerate and isinstance(target, gast.Tuple) and len(target.elts) == 2 \
                 and _enumerate_start(iterable) is not False:
@@ -170,12 +173,16 @@ class Desugar:
             sequences, index, targets = iterable.args, None, target.elts
         else:
             return self.header(target), self.header(iterable), []
-        if not all(isinstance(t, gast.Name) for t in targets) or \
+        if not all(_unpacks(t) for t in targets) or \
                 any(isinstance(s, gast.Name) and s in self.ctx.resolved for s in sequences):
             return self.header(target), self.header(iterable), []
         if start is not None and not isinstance(index, gast.Name):
             return self.header(target), self.header(iterable), []
-        sequences = [self.atom(s) for s in sequences]
+        written = [isinstance(s, (gast.List, gast.Tuple, gast.ListComp)) for s in sequences]
+        sequences = [self.named(self.atom(s)) for s in sequences]
+        for sequence, is_written in zip(sequences, written):
+            if is_written and sequence.id not in self.mutable:
+                self.kinds[sequence.id] = "other"  # not a dict: no iterated() view
         sequences = [self.iterable(s) for s in sequences]
         reads_ = []
         if start is not None:  # enumerate(xs, k): the user's index is i + k
@@ -198,9 +205,29 @@ class Desugar:
         for seq, tgt in zip(sequences, targets):
             item = gast.Subscript(value=name(seq.id), slice=name(index), ctx=gast.Load())
             self.ctx.resolved[item] = operator.getitem
-            reads_.append(assign(tgt.id, item))
-            self.ctx.origin[reads_[-1]] = self.origin
+            if isinstance(tgt, gast.Name):
+                reads_.append(assign(tgt.id, item))
+                self.ctx.origin[reads_[-1]] = self.origin
+                continue
+            outer, self.body = self.body, []  # `for W, b in params`: unpack the item
+            for sub in walk(tgt):
+                if isinstance(sub, gast.Name):
+                    self.mutable.add(sub.id)
+            self.unpack(tgt, item, core=True)
+            reads_.extend(self.body)
+            self.body = outer
         return name(index, store=True), self._resolved(call("range", count), range), reads_
+
+    def named(self, atom):
+        """`atom` as a name: a constant (``enumerate("ab")``, a loop over a
+        string or a tuple written in the code) is bound to a new temporary."""
+        if isinstance(atom, gast.Name):
+            return atom
+        temp = self.ctx.namer.fresh("t")
+        self.emit(assign(temp, atom))
+        self.version[temp] = temp
+        self.note_kind(temp, atom)
+        return name(temp)
 
     def spread(self, node):
         """``g(a, *xs)`` for a function with a fixed number of parameters:
@@ -210,6 +237,14 @@ class Desugar:
             params = list(source.signature(callee).parameters.values())
         except (TypeError, ValueError):
             params = None
+        if params is not None and _takes_the_rest(params, node, callee):
+            # g(a, *xs) for `def g(a, *args)`, a user function: args = tuple(xs)
+            packed = self.ctx.namer.fresh("t")
+            self.emit(assign(packed, self._resolved(
+                call("tuple", self.atom(node.args[-1].value)), tuple)))
+            self.ctx.namespace.setdefault("tuple", tuple)
+            return [self.atom(a) for a in node.args[:-1]] + [
+                gast.Starred(value=name(packed), ctx=gast.Load())]
         if params is None or any(p.kind is not p.POSITIONAL_OR_KEYWORD for p in params):
             raise UnsupportedSyntaxError(
                 "*args in a call is supported only for a function with a fixed "
@@ -254,6 +289,38 @@ class Desugar:
         packed = self.ctx.namer.fresh("t")
         self.emit(assign(packed, gast.Tuple(elts=args[first:], ctx=gast.Load())))
         return args[:first] + [gast.Starred(value=name(packed), ctx=gast.Load())]
+
+
+def _takes_the_rest(params, node, callee):
+    """Whether the starred last argument of `node` fills exactly the
+    ``*args`` of `callee`, a user function with source (``def g(a, *args)``
+    called as ``g(x, *xs)``)."""
+    kinds = [p.kind for p in params]
+    if params[0].VAR_POSITIONAL not in kinds or not inspect.isfunction(callee) or \
+            REGISTRY.has("reverse", callee):
+        return False
+    before = kinds.index(params[0].VAR_POSITIONAL)
+    return all(k is params[0].POSITIONAL_OR_KEYWORD for k in kinds[:before]) and \
+        len(node.args) - 1 == before and not node.keywords
+
+
+def _computed_sequence(node, resolved):
+    """A loop's sequence written as a list, tuple or comprehension with
+    something to compute in it, or an item or slice of a value
+    (``for W, b in [(W1, b1), (W2, b2)]``, ``for x in xs[1:]``): it is
+    evaluated once into a temporary and indexed, like a named sequence."""
+    if isinstance(node, (gast.List, gast.Tuple)):
+        return not all(isinstance(e, gast.Constant) for e in node.elts)
+    if isinstance(node, gast.ListComp):
+        return True
+    return isinstance(node, gast.Subscript) and node.value not in resolved
+
+
+def _unpacks(target):
+    """A name, or a (nested) tuple or list of names."""
+    if isinstance(target, gast.Name):
+        return True
+    return isinstance(target, (gast.Tuple, gast.List)) and all(_unpacks(e) for e in target.elts)
 
 
 def _breaks(stmts):

@@ -32,6 +32,7 @@ PACKED_ARGUMENTS = {"reshape", "transpose"}
 ATTRIBUTES = {
     "T": np.transpose, "real": np.real, "imag": np.imag, "shape": np.shape,
     "ndim": np.ndim, "size": size_of,
+    "dtype": np.result_type,  # an array's own dtype; carries no derivative
 }
 
 

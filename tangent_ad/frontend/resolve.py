@@ -40,9 +40,11 @@ def run(tree, ctx):
     recorded in ``ctx.facts["local_functions"]``; parameters bound to a
     known function by the caller (``ctx.static_args``) resolve to it.
     """
-    scope, live, snapshot, cells = _function_scope(ctx.func)
-    snapshot |= set(ctx.static_args)
+    scope, live, snapshot, cells = function_scope(ctx.func)
+    helpers = ctx.facts.get("helpers", {})  # bound by frontend.builtin_forms
+    snapshot |= set(ctx.static_args) | set(helpers)
     scope.update(ctx.static_args)
+    scope.update(helpers)
     ctx.facts["live"] = live
     ctx.facts["live_names"] = set()
     ctx.facts["dependencies"] = _Dependencies(ctx.func, live, cells)
@@ -63,6 +65,11 @@ def run(tree, ctx):
         resolver.visit(stmt)
     for lifted in set(local_functions.values()):
         _globals_of_lifted(lifted.tree, resolver)
+    # names the stages before validation replaced by what they denote (a
+    # callee written out, a function given to tad.grad): the derivative
+    # depends on them as on any name it reads
+    for read in ctx.facts.get("static_reads", ()):
+        resolver.lookup(read)
     _bind_defaults(tree, ctx, scope)
     return tree
 
@@ -108,7 +115,7 @@ def _bind_defaults(tree, ctx, scope):
             _Resolver(ctx, scope, set(), snapshot).visit(expr)
 
 
-def _function_scope(func):
+def function_scope(func):
     """The names visible to `func`: ``(scope, live, snapshot, cells)``.
 
     `scope` maps every visible name to its value now (closure cells over
@@ -121,7 +128,7 @@ def _function_scope(func):
     variables to their cells.
     """
     if isinstance(func, closures.LocalFunction):
-        return _function_scope(func.parent)
+        return function_scope(func.parent)
     globals_ = func.__globals__
     live = globals_.get(LIVE_KEY)
     if live_key(1) in globals_:
@@ -259,8 +266,11 @@ class _Resolver(gast.NodeVisitor):
                 return
             if not isinstance(node.func, gast.Attribute):
                 raise UnsupportedSyntaxError(
-                    "calling a local variable is not supported yet",
-                    hint="call the function by its global name",
+                    "calling a local variable is not supported yet: the function "
+                    "it holds is not known from the source",
+                    hint="call the function by its name, pass it as an argument "
+                         "(apply(np.sin, x)), or write the functions in a tuple or "
+                         "dict in this function (for f in (np.sin, np.cos): ...)",
                     **self.ctx.where(node))
             method = node.func.attr
             if generated.is_generated(self.ctx.func) and method == "pop":

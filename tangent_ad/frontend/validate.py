@@ -90,11 +90,13 @@ def _refuse(node, ctx, message, hint=None):
 def _check_arguments(tree, ctx):
     args = tree.args
     if args.vararg or args.kwarg:
-        _refuse(tree, ctx, "*args and **kwargs parameters are not supported",
-                "list the parameters explicitly")
+        _refuse(tree, ctx, "*args and **kwargs parameters are not supported here",
+                "list the parameters explicitly (a function that the differentiated "
+                "one calls may take *args)")
     if args.kwonlyargs:
-        _refuse(tree, ctx, "keyword-only parameters are not supported yet",
-                "make them ordinary positional parameters")
+        _refuse(tree, ctx, "keyword-only parameters are not supported in the function "
+                "given to the transform yet", "make them ordinary parameters "
+                "(a function that the differentiated one calls may have them)")
 
 
 def _check_statement(stmt, ctx):
@@ -221,9 +223,8 @@ def _is_append(stmt):
 
 
 def _check_loop_target(target, stmt, ctx):
-    names = target.elts if isinstance(target, gast.Tuple) else [target]
-    if not all(isinstance(n, gast.Name) for n in names):
-        _refuse(stmt, ctx, "a loop variable must be a name or a tuple of names")
+    if not _is_unpacking_target(target):
+        _refuse(stmt, ctx, "a loop variable must be a name or a (nested) tuple of names")
 
 
 def _check_out(keyword, call, ctx):
@@ -339,8 +340,10 @@ def _check_expr(node, ctx):
         hints = {
             gast.BoolOp: "'and'/'or' are supported only in conditions",
             gast.SetComp: "set comprehensions are not supported",
-            gast.GeneratorExp: "generator expressions are not supported; use a "
-                               "list comprehension",
+            gast.GeneratorExp: "a generator expression is supported as the argument "
+                               "of sum, max, min, any, all, tuple, list, sorted; "
+                               "elsewhere (np.stack needs a sequence too) write a "
+                               "list comprehension [... for ...]",
         }
         _refuse(node, ctx, f"'{_describe(node)}' expressions are not supported",
                 hints.get(type(node)))

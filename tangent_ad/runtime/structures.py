@@ -10,7 +10,8 @@ import numpy as np
 
 from tangent_ad.errors import UnsupportedSyntaxError
 
-__all__ = ["accumulate", "appended", "concatenated", "iterated", "iterated_tangent", "rebuild",
+__all__ = ["accumulate", "appended", "concatenated", "converted_tangent", "iterated",
+           "iterated_tangent", "rebuild", "unconverted",
            "repeated", "unindex_container", "uniterated", "updated", "updated_tangent", "zeroed", "zeros_like"]
 
 
@@ -112,6 +113,33 @@ def iterated_tangent(t, items):
     [0.0]
     """
     return [0.0] * len(items) if isinstance(items, dict) else t
+
+
+def unconverted(g, items):
+    """The adjoint of `items` from the adjoint `g` of ``list(items)`` or
+    ``tuple(items)``: the same items in `items`' own type (an array's rows
+    stacked back), or zeros for a dict, whose keys carry no derivative.
+
+    >>> unconverted([1.0, 2.0], (0.5, 0.5))
+    (1.0, 2.0)
+    """
+    if isinstance(items, dict):
+        return zeros_like(items)
+    if isinstance(items, (list, tuple)):
+        return type(items)(g)
+    if isinstance(items, np.ndarray):
+        return np.reshape(np.stack(list(g)), items.shape) if len(g) else np.zeros_like(items)
+    return g
+
+
+def converted_tangent(t, items, kind):
+    """The tangent of ``kind(items)`` (`kind` is list or tuple) from the
+    tangent `t` of `items`.
+
+    >>> converted_tangent([1.0, 2.0], [0.5, 0.5], tuple)
+    (1.0, 2.0)
+    """
+    return kind(iterated_tangent(t, items))
 
 
 def appended(items, value):

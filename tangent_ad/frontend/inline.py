@@ -1,0 +1,309 @@
+"""Inline stage: a call that passes or returns a closure is written out in the caller.
+
+A function's derivative is generated once per (function, parameters,
+functions bound to parameters) and called like the function. Two kinds of
+call do not fit: one that passes a function reading the caller's variables
+(``apply_twice(lambda v: v * w, x)``: the callee cannot read ``w``), and one
+that returns a function made inside the callee (``make_layer(W)(x)``,
+``layer = make_layer(W)``: the closure it returns must be called later).
+Such a call is replaced, before validation, by the callee's own statements:
+
+    h = make_layer(W)(x)     ->     W2 = W
+                                    def layer(x2):
+                                        return np.tanh(W2 @ x2)
+                                    h = layer(x)
+
+The callee's parameters and variables get new names; each argument is
+assigned to its parameter first, in the order of the call. A function
+passed in becomes a nested def or lambda of the caller, which the closures
+machinery lifts as usual (``closures.py``). Inlined are only plain
+functions of the caller's module whose body is straight statements ending
+with one ``return``, that read no variable of the caller by name, and are
+not recursive; any other call stays a call (and is refused where it
+cannot be differentiated).
+"""
+import copy
+import inspect
+
+import gast
+
+from tangent_ad.errors import TangentADError
+from tangent_ad.frontend import closures, generated, source
+from tangent_ad.frontend.static_scope import StaticScope
+from tangent_ad.nodes import walk
+from tangent_ad.registry import REGISTRY
+
+_OPAQUE = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp,
+           gast.IfExp, gast.BoolOp, gast.FunctionDef)
+ROUNDS = 4  # a factory that calls a factory is written out too, up to this depth
+
+
+def run(tree, ctx):
+    """Return the FunctionDef `tree` with the calls that pass or return
+    closures written out (see the module docstring)."""
+    if generated.is_generated(ctx.func) or not hasattr(ctx.func, "__globals__"):
+        return tree
+    for _ in range(ROUNDS):
+        inliner = _Inliner(StaticScope(tree, ctx), ctx, tree)
+        tree.body = inliner.block(tree.body)
+        if not inliner.changed:
+            break
+    return gast.fix_missing_locations(tree)
+
+
+class _Inliner:
+    def __init__(self, scope, ctx, tree):
+        self.scope = scope
+        self.ctx = ctx
+        self.tree = tree
+        self.changed = False
+
+    def block(self, stmts):
+        out = []
+        for stmt in stmts:
+            for field in ("body", "orelse"):
+                if isinstance(getattr(stmt, field, None), list):
+                    setattr(stmt, field, self.block(getattr(stmt, field)))
+            before = []
+            fields = ("value",) if isinstance(stmt, gast.While) else ("value", "test", "iter")
+            for field in fields:
+                expr = getattr(stmt, field, None)
+                if isinstance(expr, gast.expr) and not isinstance(stmt, gast.While):
+                    setattr(stmt, field, self.expression(expr, before))
+            out.extend(before + [stmt])
+        return out
+
+    def expression(self, expr, before):
+        inliner = self
+
+        class Visit(gast.NodeTransformer):
+            def generic_visit(self, node):
+                if isinstance(node, _OPAQUE):
+                    return node  # runs later or not at all: left as written
+                return gast.NodeTransformer.generic_visit(self, node)
+
+            def visit_Call(self, node):
+                self.generic_visit(node)
+                if isinstance(node.func, gast.Call):
+                    inner = inliner.inlined(node.func, before, returns_function=True)
+                    if inner is not None:
+                        node.func = inner
+                    return node
+                return inliner.inlined(node, before) or node
+
+        return Visit().visit(expr)
+
+    # ---- one call ---------------------------------------------------------------
+
+    def inlined(self, call, before, returns_function=False):
+        """The expression that replaces `call` after its callee's statements
+        are added to `before`; None when the call is not inlined."""
+        func = self.scope.value(call.func)
+        if not _plain(func, self.ctx.func) or any(isinstance(a, gast.Starred) for a in call.args) \
+                or any(k.arg is None for k in call.keywords):
+            return None
+        try:
+            tree, _ = source.parse_function(func)
+        except TangentADError:
+            return None
+        body = tree.body[1:] if tree.body and _is_docstring(tree.body[0]) else tree.body
+        if not _straight(body, tree.name) or tree.args.vararg or tree.args.kwarg or \
+                tree.args.kwonlyargs or tree.args.posonlyargs:
+            return None
+        if not (returns_function or _returns_function(body) or self.passes_closure(call)):
+            return None
+        local = _locals(tree)
+        free = _free_names(tree.body, local)
+        if any(self.scope.is_local(n) for n in free):
+            return None  # it reads a global the caller's own variable hides
+        try:
+            bound = inspect.signature(func).bind(
+                *call.args, **{k.arg: k.value for k in call.keywords})
+        except TypeError:
+            return None
+        renames = {n: self.scope.fresh(n) for n in sorted(local)}
+        order = [a for a in call.args] + [k.value for k in call.keywords]
+        given = {id(v): p for p, v in bound.arguments.items()}
+        assigned = [(given[id(a)], a) for a in order]
+        defaults = dict(zip([a.id for a in tree.args.args][len(tree.args.args) -
+                                                           len(tree.args.defaults):],
+                            tree.args.defaults))
+        values = {p.name: p.default for p in inspect.signature(func).parameters.values()}
+        for param in [a.id for a in tree.args.args]:
+            if param not in bound.arguments:
+                default = defaults[param]
+                # the default was evaluated when the def ran: written here only
+                # when the expression still denotes that very value
+                if not (isinstance(default, gast.Constant) or (
+                        self.scope.is_function(default) and
+                        self.scope.value(default) is values[param])):
+                    return None
+                assigned.append((param, copy.deepcopy(default)))
+        statements = [gast.Assign(targets=[_store(renames[p])], value=v, type_comment=None)
+                      for p, v in assigned]
+        renamed = [_Rename(renames).visit(copy.deepcopy(s)) for s in body]
+        for stmt in renamed:
+            _relocate(stmt, call)
+        for stmt in statements:
+            _relocate_new(stmt, call)
+        before.extend(statements + renamed[:-1])
+        self.changed = True
+        # the resolver records what the derivative depends on: the callee too
+        self.ctx.facts.setdefault("static_reads", []).append(copy.deepcopy(call.func))
+        result = renamed[-1].value
+        if isinstance(result, gast.Lambda):  # named, as lambdas that are called are
+            label = self.scope.fresh(f"{tree.name}_result")
+            before.append(_relocate_new(gast.Assign(targets=[_store(label)], value=result,
+                                                    type_comment=None), call))
+            result = gast.copy_location(gast.Name(id=label, ctx=gast.Load(), annotation=None,
+                                                  type_comment=None), call)
+        return result
+
+    def passes_closure(self, call):
+        """Whether `call` passes a lambda or nested def that reads a
+        variable of the caller (its pullback could not read it)."""
+        defs = {n.name: n for n in closures._walk_outside_functions(self.tree.body)
+                if isinstance(n, gast.FunctionDef)}
+        for arg in list(call.args) + [k.value for k in call.keywords]:
+            if isinstance(arg, gast.Lambda) and self.reads_locals(arg, arg.args.args):
+                return True
+            if isinstance(arg, gast.Name) and arg.id in defs and \
+                    self.reads_locals(defs[arg.id], defs[arg.id].args.args):
+                return True
+        return False
+
+    def reads_locals(self, node, params):
+        own = {p.id for p in params} | {n.id for n in walk(node) if isinstance(n, gast.Name)
+                                        and isinstance(n.ctx, gast.Store)}
+        return any(isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and
+                   n.id not in own and self.scope.is_local(n.id) for n in walk(node))
+
+
+def _plain(func, caller):
+    """A Python function of the caller's module, with its source, not a
+    closure, not registered, not decorated, not a derivative."""
+    return inspect.isfunction(func) and func.__closure__ is None and \
+        func.__globals__ is getattr(caller, "__globals__", None) and \
+        not hasattr(func, "__wrapped__") and not hasattr(func, "__tangent_ad__") and \
+        not REGISTRY.has("reverse", func) and not inspect.isgeneratorfunction(func)
+
+
+def _is_docstring(stmt):
+    return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant) \
+        and isinstance(stmt.value.value, str)
+
+
+def _straight(body, own_name):
+    """Statements with one ``return <value>``, the last, and none in a
+    branch or loop; no call of the function itself."""
+    if not body or not isinstance(body[-1], gast.Return) or body[-1].value is None:
+        return False
+    for stmt in body:
+        if isinstance(stmt, (gast.Global, gast.Nonlocal, gast.Try, gast.With)):
+            return False
+        for node in closures._walk_outside_functions([stmt]):
+            if isinstance(node, (gast.Return, gast.Yield, gast.YieldFrom)) and \
+                    node is not body[-1]:
+                return False
+    return not any(isinstance(n, gast.Name) and n.id == own_name for n in walk(
+        gast.Module(body=body, type_ignores=[])))
+
+
+def _returns_function(body):
+    """Whether the returned value is a lambda or a def of the body."""
+    value = body[-1].value
+    defs = {s.name for s in body if isinstance(s, gast.FunctionDef)}
+    return isinstance(value, gast.Lambda) or (isinstance(value, gast.Name) and value.id in defs)
+
+
+def _locals(tree):
+    names = {a.id for a in tree.args.args}
+    for node in closures._walk_outside_functions(tree.body):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
+            names.add(node.id)
+        elif isinstance(node, gast.FunctionDef):
+            names.add(node.name)
+    return names
+
+
+def _free_names(stmts, bound):
+    """The names read in `stmts` that neither `bound` nor a nested def,
+    lambda or comprehension around the read binds."""
+    free = set()
+    todo = [(node, frozenset(bound)) for node in stmts]
+    while todo:
+        node, names = todo.pop()
+        if isinstance(node, gast.Name):
+            if isinstance(node.ctx, gast.Load) and node.id not in names:
+                free.add(node.id)
+            continue
+        if isinstance(node, (gast.FunctionDef, gast.Lambda)):
+            own = {a.id for a in node.args.args}
+            body = node.body if isinstance(node.body, list) else [node.body]
+            own |= {n.id for b in body for n in closures._walk_outside_functions([b])
+                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+            todo.extend((d, names) for d in node.args.defaults)
+            todo.extend((b, names | own) for b in body)
+            continue
+        if isinstance(node, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)):
+            names = names | {n.id for g in node.generators for n in walk(g.target)
+                             if isinstance(n, gast.Name)}
+        todo.extend((child, names) for child in gast.iter_child_nodes(node))
+    return free
+
+
+class _Rename(gast.NodeTransformer):
+    """Rename the callee's variables; a nested def or lambda keeps the
+    names it binds itself."""
+
+    def __init__(self, renames):
+        self.renames = renames
+
+    def visit_Name(self, node):
+        if node.id in self.renames:
+            node.id = self.renames[node.id]
+        return node
+
+    def _inner(self, node, params):
+        own = {p.id for p in params}
+        if isinstance(node, gast.FunctionDef):
+            own |= {n.id for n in closures._walk_outside_functions(node.body)
+                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        return _Rename({k: v for k, v in self.renames.items() if k not in own})
+
+    def visit_FunctionDef(self, node):
+        node.name = self.renames.get(node.name, node.name)
+        inner = self._inner(node, node.args.args)
+        node.args.defaults = [self.visit(d) for d in node.args.defaults]
+        node.body = [inner.visit(s) for s in node.body]
+        return node
+
+    def visit_Lambda(self, node):
+        inner = self._inner(node, node.args.args)
+        node.body = inner.visit(node.body)
+        return node
+
+
+def _relocate(node, where):
+    """Give every node of the callee's tree the call's location: the
+    callee's own line numbers are of another function's source."""
+    for sub in walk(node):
+        if hasattr(sub, "lineno") or isinstance(sub, (gast.expr, gast.stmt)):
+            gast.copy_location(sub, where)
+            sub.end_lineno = getattr(where, "end_lineno", None)
+            sub.end_col_offset = getattr(where, "end_col_offset", None)
+    return node
+
+
+def _relocate_new(stmt, where):
+    """Locate the new assignment at the call (its value keeps its own)."""
+    gast.copy_location(stmt, where)
+    stmt.end_lineno = getattr(where, "end_lineno", None)
+    stmt.end_col_offset = getattr(where, "end_col_offset", None)
+    for target in stmt.targets:
+        gast.copy_location(target, where)
+    return stmt
+
+
+def _store(identifier):
+    return gast.Name(id=identifier, ctx=gast.Store(), annotation=None, type_comment=None)

@@ -1,0 +1,55 @@
+"""Signatures stage: a called function's ``*args`` and keyword-only parameters as plain ones.
+
+A function the differentiated code calls is generated as a pullback (or a
+forward function) that only ever the generated caller calls, so its
+parameters can take the form the later stages know:
+
+* ``def g(a, *args)`` -> ``def g(a, args=())``: the caller packs the items
+  its call passes to ``*args`` into one tuple (``desugar.call_arguments``)
+  and passes the tuple (``ad/calls.py``), whose adjoint flows back into
+  each item as for any tuple;
+* ``def g(a, *, k=2.0)`` -> ``def g(a, k=2.0)``: the caller passes ``k``
+  by keyword, as written, or every parameter in order (forward mode).
+
+The requested function itself keeps its signature: the user calls its
+derivative with the arguments of the function, and a ``*args`` or
+keyword-only parameter there is refused by validation.
+"""
+import gast
+
+from tangent_ad.errors import UnsupportedSyntaxError
+from tangent_ad.frontend import generated
+
+
+def run(tree, ctx):
+    """Return the FunctionDef `tree` of a called function with plain
+    parameters; the requested function's is returned unchanged."""
+    if not ctx.callee or generated.is_generated(ctx.func):
+        return tree
+    args = tree.args
+    if args.kwarg is not None:
+        raise UnsupportedSyntaxError(
+            f"{tree.name} has a **{args.kwarg.id} parameter, which is not supported",
+            hint="list the keyword parameters explicitly", **ctx.where(tree))
+    if args.vararg is None and not args.kwonlyargs:
+        return tree
+    defaults = [None] * (len(args.args) - len(args.defaults)) + list(args.defaults)
+    params = list(args.args)
+    if args.vararg is not None:
+        params.append(gast.Name(id=args.vararg.id, ctx=gast.Param(), annotation=None,
+                                type_comment=None))
+        defaults.append(gast.Tuple(elts=[], ctx=gast.Load()))
+    for param, default in zip(args.kwonlyargs, args.kw_defaults):
+        if default is None and any(d is not None for d in defaults):
+            raise UnsupportedSyntaxError(
+                f"the keyword-only parameter '{param.id}' of {tree.name} has no default "
+                "but follows parameters that have one",
+                hint="give it a default, or make it an ordinary parameter",
+                **ctx.where(tree))
+        params.append(param)
+        defaults.append(default)
+    first = next((i for i, d in enumerate(defaults) if d is not None), len(defaults))
+    tree.args = gast.arguments(args=params, posonlyargs=list(args.posonlyargs), vararg=None,
+                               kwonlyargs=[], kw_defaults=[], kwarg=None,
+                               defaults=defaults[first:])
+    return tree

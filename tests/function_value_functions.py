@@ -1,0 +1,151 @@
+"""Functions that pass functions around and use Python's lazy forms, for
+tests/test_function_values.py. Each is differentiated in every mode."""
+import numpy as np
+
+import tangent_ad as tad
+
+
+def smooth(t):
+    return t * np.tanh(t)
+
+
+def apply_twice(fn, v):
+    return fn(fn(v))
+
+
+def passes_registered_functions(w):
+    # np.sin and np.tanh are ufuncs, abs a builtin: each call specializes
+    # the pullback of apply_twice to the function it passes
+    return np.sum(apply_twice(np.sin, w) * apply_twice(np.tanh, w)) + apply_twice(abs, w[0])
+
+
+def passes_a_user_function(w):
+    return np.sum(apply_twice(smooth, w))
+
+
+def loop_over_functions(w):
+    s = 0.0
+    for f in (np.sin, np.cos, smooth):
+        s = s + np.sum(f(w) * w)
+    return s
+
+
+def comprehension_over_functions(w):
+    parts = [f(w) for f in (np.sin, np.cos, smooth)]
+    return np.sum(np.stack(parts) ** 2)
+
+
+def generator_over_functions(w):
+    return sum(np.sum(f(w)) for f in (np.sin, np.cos))
+
+
+def dict_of_functions(w):
+    fs = {"s": np.sin, "c": np.cos, "m": smooth}
+    total = sum(np.sum(f(w)) for f in fs.values())
+    for name, f in fs.items():
+        if name != "c":
+            total = total + np.sum(f(w * 2.0))
+    return total + np.sum(fs["m"](w))
+
+
+def aliased_function(w):
+    act = np.tanh
+    layers = (np.sin, smooth)
+    h = act(w * 1.5)
+    return np.sum(layers[0](h) + layers[-1](h))
+
+
+def enumerate_functions(w):
+    s = 0.0
+    for i, f in enumerate([np.sin, smooth]):
+        s = s + (i + 1.0) * np.sum(f(w))
+    return s
+
+
+def zip_functions_and_weights(w):
+    s = 0.0
+    for f, c in zip((np.sin, np.exp), (2.0, 0.5)):
+        s = s + c * np.sum(f(w))
+    return s
+
+
+def nested_def_in_a_tuple(w):
+    def bump(t):
+        return t * t * w[0]
+    return sum(np.sum(f(w)) for f in (bump, np.sin))
+
+
+def generator_in_sum(w):
+    return sum(np.sum(w * i) for i in range(3)) + sum(w[i] ** 2 for i in range(3))
+
+
+def generator_in_max_and_tuple(w):
+    parts = tuple(w * i for i in range(1, 3))
+    return np.sum(parts[0] * parts[1]) + max(np.sum(p) for p in parts) * 0.0
+
+
+def generator_in_list(w):
+    parts = list(np.sin(w * i) for i in range(2))
+    return np.sum(parts[0] + parts[1] * w)
+
+
+def map_with_a_function(w):
+    return sum(map(np.sum, [w, w * 2.0, np.sin(w)]))
+
+
+def map_with_a_lambda(w):
+    return sum(map(lambda a, b: np.sum(a * b), [w, w * 2.0], [np.cos(w), w]))
+
+
+def filter_with_a_lambda(w):
+    return sum(np.sum(v) for v in filter(lambda a: a.shape[0] > 2, [w, w[:2], w * 3.0]))
+
+
+def dict_comprehension_with_condition(w):
+    d = {k: w * i for i, k in enumerate("abc") if k != "c"}
+    return np.sum(d["a"] + d["b"] * w)
+
+
+def reduce_with(a, _r=np.sum, act=np.tanh):
+    return _r(act(a) * a)
+
+
+def calls_with_function_defaults(w):
+    return reduce_with(w) + reduce_with(w, np.mean) + reduce_with(w, act=np.sin)
+
+
+def inner_loss(x):
+    return np.sum(np.sin(x) * x)
+
+
+def calls_a_derivative(w):
+    return np.sum(tad.grad(inner_loss)(w) * w) + tad.grad(inner_loss, wrt=0)(w[0] * 2.0)
+
+
+def make_layer(W, act=np.tanh):
+    def layer(x):
+        return act(W @ x)
+    return layer
+
+
+def make_scaler(s):
+    return lambda t: t * s
+
+
+def factory_closures(W):
+    x = np.ones(3) * 0.5
+    h = make_layer(W)(x)
+    first = make_layer(W * 2.0, np.sin)  # two instances of one closure
+    second = make_layer(W)
+    for _ in range(2):
+        h = make_layer(W * 0.5)(h)
+    return np.sum(second(first(h))) + make_scaler(W[2, 0])(2.0)
+
+
+def lambda_capturing_a_differentiated_value(W):
+    x = np.ones(3) * 0.5
+    w = W[0]
+
+    def bump(t):
+        return t * W[1]
+    return np.sum(apply_twice(lambda v: v * w, x)) + np.sum(apply_twice(bump, x))
