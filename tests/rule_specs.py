@@ -20,6 +20,7 @@ import operator
 import numpy as np
 
 from tangent_ad.runtime import appended, c_concat, concatenated, iterated, r_concat, repeated, updated
+from tangent_ad.runtime.arrays import size_of
 from tangent_ad.runtime.ordering import extreme_index, reversed_indices, sort_order
 
 try:
@@ -680,6 +681,7 @@ SPECS = [
     Spec(np.ones_like, "x * np.ones_like(y)", x=(3, 2), y=(3, 2)),
     Spec(np.shape, "np.reshape(x, np.shape(y)) * y", x=(6,), y=(2, 3)),
     Spec(np.size, "np.zeros_like(x) + x * np.size(x)", x=(3, 2)),
+    Spec(size_of, "x * x.size", x=(3, 2)),  # x.size is the runtime's size_of(x)
     Spec(np.zeros_like, "np.zeros_like(x) + y", x=(3, 2), y=(3, 2)),
     Spec(np.equal, "x * np.equal(np.sign(x), 1.0)", x=(4,)),
     Spec(np.greater, "np.where(np.greater(x, y), x, y)", x=(3, 2), y=(1, 2)),
