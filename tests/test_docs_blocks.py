@@ -52,6 +52,22 @@ def test_no_run_list_stays_short():
     assert len(skipped) <= 12, skipped
 
 
+def test_api_page_lists_every_public_name_with_its_signature():
+    import inspect
+
+    import tangent_ad
+
+    text = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+    for name in tangent_ad.__all__:
+        value = getattr(tangent_ad, name)
+        if isinstance(value, type) and issubclass(value, Exception):
+            assert f"| `{name}` |" in text, f"docs/api.md does not list {name}"
+        else:
+            assert f"### {name}\n" in text, f"docs/api.md has no section for {name}"
+            signature = f"`{name}{inspect.signature(value)}`"
+            assert signature in text, f"docs/api.md: the signature is now {signature}"
+
+
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_blocks_run(page, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
