@@ -11,7 +11,7 @@ import inspect
 
 import numpy as np
 
-from tangent_ad import live, loader, pipeline, second_order
+from tangent_ad import live, loader, pipeline, progress, second_order
 from tangent_ad.display import SourceText
 from tangent_ad.optimize import staging
 from tangent_ad.registry import REGISTRY
@@ -100,7 +100,11 @@ def _derivative(func, mode, wrt, preserve_result, optimized, verbose, kind=None,
                                   kind=kind)
 
     names = _wrt_names(func, wrt)
-    fn = generate()
+    if public:
+        with progress.timed(f"differentiating {getattr(func, '__qualname__', func)}", verbose):
+            fn = generate()
+    else:
+        fn = generate()
     if public:
         if optimized and mode == "reverse" and kind is None:
             fn = staging.staged(fn, generate)  # copies specialized to the argument kinds

@@ -35,7 +35,7 @@ import types
 import gast
 import numpy as np
 
-from tangent_ad import emit, runtime, scopes, tracebacks
+from tangent_ad import emit, progress, runtime, scopes, tracebacks
 from tangent_ad.live import LIVE_KEY, LIVE_NAMES_KEY, rules_version_cell
 from tangent_ad.loader import lookup
 from tangent_ad.naming import COMMENT_MARKER
@@ -159,7 +159,8 @@ class _Stager:
                     tracebacks.annotate(exc)  # name the user's line
                     raise
             try:
-                fn = self._variant(key)
+                with progress.timed(f"specializing {self.name} to its arguments"):
+                    fn = self._variant(key)
             except Exception as exc:  # noqa: BLE001 - a bug here must not cost the gradient
                 self.errors[key] = exc
                 fn = self.general
