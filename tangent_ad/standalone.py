@@ -7,6 +7,8 @@ helper, a constant written out as a value (numbers and small numeric arrays,
 copied as they are when the file is written), or, as a last resort, an import
 from the user's own module (functions it defines, large arrays). What cannot be
 placed refuses with an error that says which global and what to do.
+The runtime helpers are copied into the file (``helper_copies.py``), so it
+imports nothing from tangent_ad.
 """
 import ast
 import builtins
@@ -17,7 +19,7 @@ import types
 
 import numpy as np
 
-from tangent_ad import loader, runtime, scopes
+from tangent_ad import helper_copies, loader, runtime, scopes
 from tangent_ad.errors import UnsupportedSyntaxError
 
 # Arrays up to this many elements are written into the file as values;
@@ -79,10 +81,20 @@ def standalone_module(fn, modules=None):
     if found_names.user_imports:
         header += ["", "It imports from the file it was generated from, which must be "
                        "importable", "(on sys.path) where this file is used."]
+    copied = found_names.copy_helpers()
+    if copied:
+        header += ["", "The tangent_ad helpers it calls are copied at the end of the file, so it",
+                   "needs NumPy only."]
     header.append('"""')
     code = "\n\n\n".join(unit.source.strip("\n") for unit in found)
     tail = ["", ""] + aliases if aliases else []
+    if copied:
+        tail += ["", "", _HELPERS_BANNER, "", ""] + ["\n\n\n".join(copied)]
     return "\n".join(header + found_names.lines() + ["", "", code] + tail + [""])
+
+
+_HELPERS_BANNER = ("# ---- helpers from tangent_ad.runtime, copied unchanged "
+                   "(see tangent_ad/runtime/) ----")
 
 
 class _Names:
@@ -91,6 +103,23 @@ class _Names:
     def __init__(self, modules):
         self.modules = modules
         self.imports, self.helpers, self.constants, self.user_imports = set(), set(), {}, set()
+
+    def copy_helpers(self):
+        """Move the runtime helpers from an import to copies of their source
+        (returned, for the end of the file); keep the import if one cannot
+        be copied."""
+        if not self.helpers:
+            return []
+        try:
+            imports, chunks = helper_copies.copies(self.helpers, vars(runtime))
+        except helper_copies.CannotCopy:
+            return []
+        taken = set(self.constants) | {line.split()[-1] for line in self.imports | self.user_imports}
+        if any(_defines(chunk) & taken for chunk in chunks):
+            return []  # a helper's name is already a global of the file
+        self.imports |= set(imports)
+        self.helpers = set()
+        return chunks
 
     def lines(self):
         body = sorted(self.imports, key=lambda line: (line.startswith("from "), line))
@@ -153,6 +182,17 @@ def _refusal_hint(value):
     return ("pass the value to the function as an argument, define it in the file "
             "given to tangent-ad, or load the derivative with tangent_ad.grad "
             "instead of writing a file")
+
+
+def _defines(chunk):
+    """The names a copied chunk of source binds at module level."""
+    names = set()
+    for node in ast.parse(chunk).body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return names
 
 
 def _literal(value):
