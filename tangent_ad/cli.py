@@ -29,7 +29,8 @@ _module_ids = itertools.count()
 
 _DESCRIPTION = """\
 Differentiate FUNC, defined in FILE.py, and write the derivative as a
-standalone Python module that imports only numpy and tangent_ad.runtime.
+standalone Python module that needs only numpy (the tangent_ad helpers it
+calls are copied into it).
 The generated function is named d<FUNC>_d<WRT names joined by _>, for
 example dloss_dW_b, and takes the same arguments as FUNC. With --order 2
 it is the derivative of that derivative (ddloss_dW_dW), and so on."""
