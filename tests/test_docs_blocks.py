@@ -21,6 +21,7 @@ import linecache
 import os
 import pathlib
 import re
+import sys
 
 import pytest
 
@@ -70,6 +71,19 @@ def test_api_page_lists_every_public_name_with_its_signature():
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_blocks_run(page, tmp_path, monkeypatch):
+    from tangent_ad.registry import REGISTRY
+
+    before = set(sys.modules)
+    try:
+        with REGISTRY.scoped():  # the rules a page registers stay on that page
+            run_page(page, tmp_path, monkeypatch)
+    finally:  # and so do the modules it wrote and imported
+        for name in set(sys.modules) - before:
+            if str(getattr(sys.modules[name], "__file__", "")).startswith(str(tmp_path)):
+                del sys.modules[name]
+
+
+def run_page(page, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
     namespace = {"__name__": f"docs_{page.stem.replace('-', '_')}"}
