@@ -35,7 +35,7 @@ def report(message, verbose=0):
         LOG.info(message)
     elif not _warned:
         _warned = True
-        LOG.warning("%s (later slow steps are logged at INFO level on the "
-                    "'tangent_ad' logger; verbose=1 prints them)", message)
+        LOG.warning("tangent_ad: %s (further slow steps go to the 'tangent_ad' "
+                    "logger at INFO level)", message)
     else:
         LOG.info(message)
