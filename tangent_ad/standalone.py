@@ -4,17 +4,21 @@ This is what the ``tangent-ad`` command writes. Every global the generated
 code reads must come from somewhere in the file: an import of NumPy, SciPy or
 another library module the user's function used, a ``tangent_ad.runtime``
 helper, a constant written out as a value (numbers and small numeric arrays,
-copied as they are when the file is written), or, as a last resort, an import
-from the user's own module (functions it defines, large arrays). What cannot be
+copied as they are when the file is written), the source of a plain function
+of the user's file (one a custom rule covers, say), or, as a last resort, an
+import from the user's own module (large arrays, decorated functions). What cannot be
 placed refuses with an error that says which global and what to do.
 The runtime helpers are copied into the file (``helper_copies.py``), so it
 imports nothing from tangent_ad.
 """
 import ast
 import builtins
+import inspect
 import numbers
+import os
 import re
 import sys
+import textwrap
 import types
 
 import numpy as np
@@ -78,6 +82,8 @@ def standalone_module(fn, modules=None):
     if found_names.constants:
         header += ["", "The globals it reads are copied below as they were when "
                        "the file was written."]
+    if found_names.functions:
+        header += ["", "The functions of your file that it calls are copied after it."]
     if found_names.user_imports:
         header += ["", "It imports from the file it was generated from, which must be "
                        "importable", "(on sys.path) where this file is used."]
@@ -88,6 +94,10 @@ def standalone_module(fn, modules=None):
     header.append('"""')
     code = "\n\n\n".join(unit.source.strip("\n") for unit in found)
     tail = ["", ""] + aliases if aliases else []
+    if found_names.functions:
+        tail += ["", "", f"# ---- copied from {os.path.basename(origin.rpartition(':')[0])} ----",
+                 "", ""] + ["\n\n\n".join(found_names.functions[name]
+                                          for name in sorted(found_names.functions))]
     if copied:
         tail += ["", "", _HELPERS_BANNER, "", ""] + ["\n\n\n".join(copied)]
     return "\n".join(header + found_names.lines() + ["", "", code] + tail + [""])
@@ -103,6 +113,7 @@ class _Names:
     def __init__(self, modules):
         self.modules = modules
         self.imports, self.helpers, self.constants, self.user_imports = set(), set(), {}, set()
+        self.functions = {}  # name -> source of a user function copied into the file
 
     def copy_helpers(self):
         """Move the runtime helpers from an import to copies of their source
@@ -114,7 +125,8 @@ class _Names:
             imports, chunks = helper_copies.copies(self.helpers, vars(runtime))
         except helper_copies.CannotCopy:
             return []
-        taken = set(self.constants) | {line.split()[-1] for line in self.imports | self.user_imports}
+        taken = set(self.constants) | set(self.functions) | {
+            line.split()[-1] for line in self.imports | self.user_imports}
         if any(_defines(chunk) & taken for chunk in chunks):
             return []  # a helper's name is already a global of the file
         self.imports |= set(imports)
@@ -152,6 +164,8 @@ class _Names:
             name = value.__name__
             self.imports.add(f"from {library} import {name}" if name == free
                              else f"from {library} import {name} as {free}")
+        elif free in self.functions or self._copy_function(free, value):
+            pass
         elif (home := self._user_home(free, value, namespace)) is not None:
             self.user_imports.add(f"from {home} import {free}")
         else:
@@ -159,6 +173,40 @@ class _Names:
                 f"the derivative refers to the global '{free}' ({type(value).__name__}), "
                 "which a standalone file can neither import nor hold as a value",
                 hint=_refusal_hint(value))
+
+    def _copy_function(self, free, value):
+        """Copy the source of `value`, a plain function of the user's files
+        (one a custom rule covers, say), and place what it reads; False when
+        it cannot be copied (it is then imported)."""
+        if not (inspect.isfunction(value) and value.__name__ == free
+                and value.__closure__ is None and not hasattr(value, "__tangent_ad__")
+                and getattr(value, "__module__", None) in self.modules):
+            return False
+        try:
+            source = textwrap.dedent(inspect.getsource(value))
+            tree = ast.parse(source)
+        except (OSError, TypeError, SyntaxError):
+            return False
+        if not (len(tree.body) == 1 and isinstance(tree.body[0], ast.FunctionDef)
+                and not tree.body[0].decorator_list):
+            return False
+        saved = self._state()
+        self.functions[free] = source.rstrip("\n")
+        try:
+            for read in scopes.free_names(tree):
+                self.place(read, value.__globals__)
+        except UnsupportedSyntaxError:
+            self._restore(saved)
+            return False
+        return True
+
+    def _state(self):
+        return (set(self.imports), set(self.helpers), dict(self.constants),
+                set(self.user_imports), dict(self.functions))
+
+    def _restore(self, state):
+        (self.imports, self.helpers, self.constants, self.user_imports,
+         self.functions) = state
 
     def _user_home(self, free, value, namespace):
         """The import name of the user module that holds `free`, if any."""

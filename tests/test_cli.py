@@ -575,8 +575,51 @@ def test_custom_rule_in_a_written_file(globals_dir):
     assert result.returncode == 0, result.stderr
     text = (globals_dir / "g.py").read_text()
     assert "3.0 * x * x" in text  # the user's rule, inlined
-    import_written(globals_dir, "g.py", "gmodel.py", "uses_rule", "duses_rule_dx",
-                   cwd=globals_dir, numpy_only=False)  # gmodel.py imports tangent_ad
+    assert "def cube(x):\n    return x * x * x" in text  # the forward call, copied
+    assert "gmodel" not in text.split('"""')[-1]
+    printed = import_written(globals_dir, "g.py", "gmodel.py", "uses_rule",
+                             "duses_rule_dx", cwd=globals_dir / "elsewhere")
+    assert "imported_user False" in printed
+
+
+def test_users_functions_are_copied_with_what_they_read(tmp_path):
+    (tmp_path / "chain.py").write_text(textwrap.dedent('''\
+        import math
+
+        import numpy as np
+
+        import tangent_ad as tad
+
+        OFFSETS = np.array([0.1, 0.2, 0.3, 0.4])
+
+
+        def shifted(x):
+            return x + OFFSETS * math.pi
+
+
+        def squash(x):
+            return np.tanh(shifted(x))
+
+
+        @tad.adjoint(squash)
+        def _(result, x):
+            d[x] = d[result] * (1.0 - result * result)
+
+
+        def f(x):
+            return np.sum(squash(x) * x)
+    '''))
+    (tmp_path / "elsewhere").mkdir()
+    result = run_cli("chain.py:f", "-o", "g.py", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    text = (tmp_path / "g.py").read_text()
+    assert "def squash(x):" in text and "def shifted(x):" in text
+    assert "OFFSETS = np.array([0.1, 0.2, 0.3, 0.4], dtype='float64')" in text
+    assert "import math" in text and "chain" not in text.split('"""')[-1].replace(
+        "copied from chain.py", "")
+    printed = import_written(tmp_path, "g.py", "chain.py", "f", "df_dx",
+                             cwd=tmp_path / "elsewhere")
+    assert "imported_user False" in printed
 
 
 def test_scipy_function_imported_by_name_in_a_written_file(tmp_path):
