@@ -11,7 +11,8 @@ import inspect
 
 import numpy as np
 
-from tangent_ad import live, loader, pipeline, second_order
+from tangent_ad import live, loader, pipeline, progress, second_order
+from tangent_ad.display import SourceText
 from tangent_ad.optimize import staging
 from tangent_ad.registry import REGISTRY
 
@@ -99,7 +100,11 @@ def _derivative(func, mode, wrt, preserve_result, optimized, verbose, kind=None,
                                   kind=kind)
 
     names = _wrt_names(func, wrt)
-    fn = generate()
+    if public:
+        with progress.timed(f"differentiating {getattr(func, '__qualname__', func)}", verbose):
+            fn = generate()
+    else:
+        fn = generate()
     if public:
         if optimized and mode == "reverse" and kind is None:
             fn = staging.staged(fn, generate)  # copies specialized to the argument kinds
@@ -206,14 +211,15 @@ def show_source(fn):
 
     A derivative of a derivative calls functions generated on demand
     (``hvp_f_dx``: see docs/modes.md); their source follows its own, so
-    the whole computation can be read.
+    the whole computation can be read. The text is a `str` that renders
+    as highlighted code in Jupyter (``display.SourceText``).
     """
     info = getattr(fn, "__tangent_ad__", None)
     if info is None:
         raise TypeError(f"{getattr(fn, '__name__', fn)!r} was not generated "
                         "by tangent_ad")
     found, _ = loader.units(info)
-    return "\n\n".join(unit.source for unit in found)
+    return SourceText("\n\n".join(unit.source for unit in found))
 
 
 # ---- second derivatives and dense matrices, built on the transforms above ----

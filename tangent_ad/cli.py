@@ -8,8 +8,10 @@ overwrites without ``--force`` and never leaves a half-written file.
 """
 
 import argparse
+import contextlib
 import inspect
 import itertools
+import keyword
 import os
 import sys
 import traceback
@@ -27,7 +29,8 @@ _module_ids = itertools.count()
 
 _DESCRIPTION = """\
 Differentiate FUNC, defined in FILE.py, and write the derivative as a
-standalone Python module that imports only numpy and tangent_ad.runtime.
+standalone Python module that needs only numpy (the tangent_ad helpers it
+calls are copied into it).
 The generated function is named d<FUNC>_d<WRT names joined by _>, for
 example dloss_dW_b, and takes the same arguments as FUNC. With --order 2
 it is the derivative of that derivative (ddloss_dW_dW), and so on."""
@@ -44,7 +47,12 @@ exit codes:
   0  success
   1  error: FILE cannot be loaded, FUNC cannot be differentiated, --check
      failed, or OUT exists (use --force) or cannot be written
-  2  usage error: bad options, missing :FUNC, unknown --wrt name
+  2  usage error: bad options, missing :FUNC, unknown --wrt name, or
+     -o naming FILE itself (never overwritten, even with --force)
+
+output:
+  stdout carries the generated module and nothing else: whatever FILE
+  prints when it is imported goes to stderr. -o - also means stdout.
 
 example:
   {PROG} model.py:loss --wrt W,b -o loss_grad.py   # defines dloss_dW_b
@@ -64,6 +72,8 @@ def build_parser():
     parser = argparse.ArgumentParser(
         prog=PROG, description=_DESCRIPTION, epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version",
+                        version=f"{PROG} {_version()}")
     parser.add_argument("target", metavar="FILE.py:FUNC",
                         help="the file to load and the function in it")
     parser.add_argument("--wrt", metavar="NAME[,NAME...]",
@@ -72,7 +82,7 @@ def build_parser():
     parser.add_argument("--mode", choices=("reverse", "forward"),
                         default="reverse", help="AD mode (default: reverse)")
     parser.add_argument("-o", "--output", metavar="OUT.py",
-                        help="write the module here instead of to stdout")
+                        help="write the module here; '-' or no -o: stdout")
     parser.add_argument("--force", action="store_true",
                         help="overwrite OUT.py if it exists")
     parser.add_argument("--check", action="store_true",
@@ -84,6 +94,11 @@ def build_parser():
                         help="reverse mode only: the N-th derivative, for "
                              "scalar WRT arguments (default: 1)")
     return parser
+
+
+def _version():
+    from tangent_ad import __version__
+    return __version__
 
 
 def main(argv=None):
@@ -120,14 +135,54 @@ def main(argv=None):
 
 
 def _run(args):
-    """Load, differentiate, optionally check, then print or write the module."""
+    """Load, differentiate, optionally check, then print or write the module.
+
+    Whatever the user's code prints while it is loaded, differentiated or
+    checked goes to stderr: stdout carries the generated module only.
+    """
     path, func_name = _split_target(args.target)
-    out = args.output
+    out = None if args.output in (None, "-") else args.output
     if out is not None:
-        if os.path.isdir(out):
-            raise CLIError(f"{out} is a directory; give a file name to -o")
-        if os.path.lexists(out) and not args.force:
-            raise CLIError(f"{out} already exists; use --force to overwrite it")
+        _check_destination(out, path, args.force)
+    with contextlib.redirect_stdout(sys.stderr):
+        text, name = _generate(args, path, func_name)
+    if out is None:
+        output.write_stdout(text)
+    else:
+        try:
+            output.write_atomically(out, text, args.force)
+        except FileExistsError:
+            raise CLIError(f"{out} already exists; use --force to overwrite it"
+                           ) from None
+        except OSError as exc:
+            raise CLIError(f"cannot write {out}: {exc.strerror or exc}") from None
+        _say(f"wrote {name} to {out}")
+    return EXIT_OK
+
+
+def _check_destination(out, path, force):
+    """Refuse an -o that is a directory, the input file itself (even with
+    --force: that would destroy the user's code), or an existing file
+    without --force."""
+    if os.path.isdir(out):
+        raise CLIError(f"{out} is a directory; give a file name to -o")
+    if _same_file(out, path):
+        raise CLIError(f"-o {out} is the input file; the generated module must "
+                       "go to another file", EXIT_USAGE)
+    if os.path.lexists(out) and not force:
+        raise CLIError(f"{out} already exists; use --force to overwrite it")
+
+
+def _same_file(a, b):
+    """Whether paths `a` and `b` name one file (through links too)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet)
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def _generate(args, path, func_name):
+    """The module text and the generated function's name."""
     module = _load_module(path)
     try:
         func = _find_function(module, path, func_name)
@@ -141,23 +196,12 @@ def _run(args):
         for _ in range(args.order - 1):  # the derivative of the derivative
             previous, generated = generated, api.autodiff(
                 generated, wrt=wrt, optimized=not args.no_optimize)
-        text = _module_text(generated)
+        text = _module_text(generated, _importable_modules(module, path))
         if args.check:
             _check(module, path, func_name, previous, generated, params, wrt)
     finally:
         sys.modules.pop(module.__name__, None)
-    if out is None:
-        output.write_stdout(text)
-    else:
-        try:
-            output.write_atomically(out, text, args.force)
-        except FileExistsError:
-            raise CLIError(f"{out} already exists; use --force to overwrite it"
-                           ) from None
-        except OSError as exc:
-            raise CLIError(f"cannot write {out}: {exc.strerror or exc}") from None
-        _say(f"wrote {generated.__name__} to {out}")
-    return EXIT_OK
+    return text, generated.__name__
 
 
 def _say(message):
@@ -289,10 +333,25 @@ def _parse_wrt(spec, params, func_name, keyword_only=()):
     return names
 
 
-def _module_text(generated):
+def _importable_modules(module, path):
+    """``{loaded name: import name}`` for the modules a written file may
+    import a global from: FILE itself, under its file name (when that is an
+    identifier), and the modules FILE imported from its own directory."""
+    folder = os.path.dirname(os.path.abspath(path)) + os.sep
+    found = {name: name for name, mod in list(sys.modules.items())
+             if "." not in name and os.path.abspath(
+                 getattr(mod, "__file__", None) or os.sep).startswith(folder)}
+    stem = os.path.splitext(os.path.basename(path))[0]
+    found.pop(module.__name__, None)
+    if stem.isidentifier() and not keyword.iskeyword(stem):
+        found[module.__name__] = stem
+    return found
+
+
+def _module_text(generated, modules):
     """The standalone module's source, refused if it does not even compile."""
-    from tangent_ad import loader
-    text = loader.standalone_module(generated)
+    from tangent_ad import standalone
+    text = standalone.standalone_module(generated, modules)
     if not text.endswith("\n"):
         text += "\n"
     try:

@@ -35,7 +35,7 @@ import types
 import gast
 import numpy as np
 
-from tangent_ad import emit, runtime, scopes
+from tangent_ad import emit, progress, runtime, scopes, tracebacks
 from tangent_ad.live import LIVE_KEY, LIVE_NAMES_KEY, rules_version_cell
 from tangent_ad.loader import lookup
 from tangent_ad.naming import COMMENT_MARKER
@@ -153,9 +153,14 @@ class _Stager:
                 if len(self.seen) > MAX_SEEN:
                     self.seen.clear()
                 self.seen[key] = count
-                return self.general(*args)
+                try:
+                    return self.general(*args)
+                except Exception as exc:
+                    tracebacks.annotate(exc)  # name the user's line
+                    raise
             try:
-                fn = self._variant(key)
+                with progress.timed(f"specializing {self.name} to its arguments"):
+                    fn = self._variant(key)
             except Exception as exc:  # noqa: BLE001 - a bug here must not cost the gradient
                 self.errors[key] = exc
                 fn = self.general
@@ -168,7 +173,11 @@ class _Stager:
             if self.unspecialized is None:
                 self.unspecialized = self._unspecialized()
             self.dispatcher.__code__ = self.unspecialized
-        return fn(*args)
+        try:
+            return fn(*args)
+        except Exception as exc:
+            tracebacks.annotate(exc)
+            raise
 
     def _unspecialized(self):
         """The dispatcher's code when no copy is worth writing: the general
