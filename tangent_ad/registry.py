@@ -7,7 +7,7 @@ is the function object itself, never its name.
 
 A *template* is a plain function whose parameters are the names it binds
 (``result`` first) and whose body is written in the ``d[x]`` notation. It is
-parsed by ``tangent_ad.ad.templates`` and never called.
+parsed by ``tangent_ad.templating.templates`` and never called.
 
 Functions whose derivative is zero everywhere it exists (``np.sign``,
 comparisons, ``np.shape``) are registered as *non-differentiable*: their
@@ -23,7 +23,7 @@ df/dRe z + i df/dIm z (see ``ad/reverse.py``).
 import contextlib
 import importlib
 
-from tangent_ad.ad import templates
+from tangent_ad.templating import templates
 from tangent_ad.errors import NoDerivativeError
 from tangent_ad.live import rules_changed
 

@@ -4,7 +4,7 @@ array constructors.
 One rule per function, as short as the math: ``d[result]``, the tangent
 of the call's value, from the tangents ``d[x]`` of its arguments, one
 term per argument; the term of an argument without a tangent is left
-out (see ``tangent_ad.ad.templates``). Parameter names and defaults are
+out (see ``tangent_ad.templating.templates``). Parameter names and defaults are
 NumPy's, as in ``numpy_reverse.py``, whose functions these mirror
 one for one; functions with a zero derivative need no forward rule.
 Reductions are in ``numpy_reductions_forward.py``, shape functions in
