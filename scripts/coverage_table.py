@@ -2,8 +2,9 @@
 
 The page is generated from the registry, so it lists exactly the rules
 that are loaded: one table per namespace (operators, numpy, numpy.linalg,
-math, builtins, scipy.special), one row per function, with its aliases
-and a note (the first line of the rule's docstring, or "zero derivative").
+math, builtins, scipy.special), one row per function, with its aliases,
+its modes, the orders of derivatives the rules give, and a note (the
+first line of the rule's docstring, or "zero derivative").
 The SciPy section is there only when SciPy is installed, as its rules are.
 tests/test_coverage_page.py fails when the committed page is stale.
 
@@ -17,10 +18,13 @@ import operator
 import pathlib
 import sys
 
+import gast
 import numpy as np
 
 from tangent_ad.frontend.methods import ATTRIBUTES, METHODS
+from tangent_ad.nodes import walk
 from tangent_ad.registry import REGISTRY
+from tangent_ad.templating import templates
 
 try:
     from scipy import special
@@ -119,8 +123,35 @@ def covered():
     return REGISTRY.functions("reverse") + REGISTRY.zero_functions()
 
 
+def orders(func):
+    """"all" where the reverse rule calls only functions that have forward
+    rules themselves (so forward over reverse, and every higher order,
+    follows from the rules), as for a zero derivative; "1" otherwise."""
+    if func not in REGISTRY.functions("reverse"):
+        return "all"
+    template = REGISTRY.lookup("reverse", func)
+    _, _, body = templates.parse(template)
+    for node in (n for stmt in body for n in walk(stmt)):
+        if isinstance(node, gast.Call):
+            callee = _resolve(node.func, template.__globals__)
+            if callee is None or not (REGISTRY.has("forward", callee) or
+                                      REGISTRY.is_zero(callee)):
+                return "1"
+    return "all"
+
+
+def _resolve(node, namespace):
+    """The object a template's call names (``np.sum``, ``unbroadcast``)."""
+    if isinstance(node, gast.Attribute):
+        owner = _resolve(node.value, namespace)
+        return getattr(owner, node.attr, None) if owner is not None else None
+    if isinstance(node, gast.Name):
+        return namespace.get(node.id, getattr(builtins, node.id, None))
+    return None
+
+
 def rows(module, prefix):
-    """Table rows (name, reverse mark, forward mark, note) for the
+    """Table rows (name, reverse mark, forward mark, orders, note) for the
     registered functions of `module`."""
     reverse = REGISTRY.functions("reverse")
     forward = REGISTRY.functions("forward")
@@ -138,7 +169,7 @@ def rows(module, prefix):
             note = "; ".join(filter(None, [note.rstrip("."), f"also {aliases}"]))
         zero = "0" if func not in reverse else ""
         found.append((f"{prefix}{names[0]}", "✓" if func in reverse else "0",
-                      "✓" if func in forward else zero, note))
+                      "✓" if func in forward else zero, orders(func), note))
     return sorted(set(found), key=lambda row: row[0].lower())
 
 
@@ -169,7 +200,10 @@ def render():
     parts = [HEADER, f"**{numpy_total} NumPy callables** (functions and ufuncs of\n"
              f"`numpy` and `numpy.linalg`) are covered, and **{len(methods)} ndarray\n"
              "methods and attributes** through them. In the tables, ✓ marks a\n"
-             "rule for that mode and 0 a zero derivative.\n", CONVENTIONS]
+             "rule for that mode and 0 a zero derivative; *orders* is `all` where\n"
+             "the reverse rule is written in functions that have forward rules\n"
+             "themselves (so `hvp`, `hessian` and every higher order follow) and\n"
+             "`1` where only first derivatives are available.\n", CONVENTIONS]
     for heading, prefix, module in NAMESPACES:
         table = rows(module, prefix)
         if not table:
@@ -178,9 +212,9 @@ def render():
         if module is special:
             lines += [f"{count(special)} functions, registered only when SciPy is "
                       "installed (`pip install tangent-sct[scipy]`).", ""]
-        lines += ["| function | reverse | forward | notes |", "|---|---|---|---|"]
-        lines += [f"| `{name}` | {mark} | {fmark} | {note} |"
-                  for name, mark, fmark, note in table]
+        lines += ["| function | reverse | forward | orders | notes |", "|---|---|---|---|---|"]
+        lines += [f"| `{name}` | {mark} | {fmark} | {order} | {note} |"
+                  for name, mark, fmark, order, note in table]
         parts.append("\n".join(lines) + "\n")
     lines = ["## ndarray methods and attributes", "",
              "A method call or attribute of a local array is rewritten to the\n"

@@ -29,11 +29,13 @@ from tangent_ad.live import rules_changed
 
 _BUILTIN_MODULES = (
     "tangent_ad.templates.syntax",
+    "tangent_ad.templates.numpy_elementwise",
     "tangent_ad.templates.numpy_reverse",
     "tangent_ad.templates.numpy_reductions",
     "tangent_ad.templates.numpy_shape",
     "tangent_ad.templates.numpy_linalg",
     "tangent_ad.templates.builtins",
+    "tangent_ad.templates.scipy_elementwise",
     "tangent_ad.templates.scipy_special",
     "tangent_ad.templates.syntax_forward",
     "tangent_ad.templates.numpy_forward",
@@ -57,6 +59,7 @@ class Registry:
         self._providers = []
         self._derived_rules = {}  # func -> template, from the providers
         self._nonholomorphic = set()
+        self._refused = {}  # func -> parameters it has no derivative in
         self._loaded = False
 
     def _ensure_loaded(self):
@@ -126,6 +129,18 @@ class Registry:
             return _key(func) in self._nonholomorphic
         except TypeError:
             return False
+
+    def register_refused_arguments(self, func, params):
+        """Declare parameters of `func` its rules cannot differentiate in
+        (no closed form): a call with an active value there is refused."""
+        self._refused[_key(func)] = tuple(params)
+
+    def refused_arguments(self, func):
+        self._ensure_loaded()
+        try:
+            return self._refused.get(_key(func), ())
+        except TypeError:
+            return ()
 
     def register_zero(self, *funcs):
         """Declare that each of `funcs` has a zero derivative."""

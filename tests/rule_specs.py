@@ -758,3 +758,9 @@ SPECS = [
     Spec(np.var, "x.var()", x=(3, 4)),
     *SCIPY_SPECS,
 ]
+
+# ---- SciPy (special, stats, linalg): a module of its own ----------------------
+from rule_specs_scipy import SECOND_ORDER_KEYS as SCIPY_SECOND_ORDER_KEYS  # noqa: E402
+from rule_specs_scipy import SPECS as SCIPY_RULE_SPECS  # noqa: E402
+
+SPECS += SCIPY_RULE_SPECS

@@ -31,7 +31,7 @@ from tangent_ad.registry import REGISTRY
 from tangent_ad.runtime import c_concat, r_concat
 from tangent_ad.testing import check_grads, check_jvp, random_args
 
-from rule_specs import NAMESPACE, SPECS
+from rule_specs import NAMESPACE, SCIPY_SECOND_ORDER_KEYS, SPECS
 
 special = getattr(NAMESPACE.get("scipy"), "special", None)
 
@@ -259,7 +259,7 @@ def test_a_reduction_to_one_element(reduction, shape, axis, keepdims, dtype):
 # derivative, for every spec of these functions.
 
 SECOND_ORDER_KEYS = (np.average, np.sign, np.std, np.var, np.power, operator.pow,
-                     c_concat, r_concat)
+                     c_concat, r_concat, *SCIPY_SECOND_ORDER_KEYS)
 
 
 @pytest.mark.parametrize("spec", [pytest.param(spec, id=spec.id) for spec in SPECS

@@ -300,6 +300,8 @@ class _Forward:
         templates.load_globals(template, self.ctx.namespace)
         args, keywords = templates.operands(value)
         bound = templates.bind(template, func, args, keywords, where=where)
+        templates.refuse_arguments(func, REGISTRY.refused_arguments(func), bound,
+                                   lambda atom: self.tangent_of(atom) is not None, where)
         omitted = templates.omitted_parameters(bound, args, keywords)
         temporaries, tangent, dropped = forward_templates.expand_tangent(
             template, bound, name(target), self.tangent_of, self.namer.fresh, omitted)

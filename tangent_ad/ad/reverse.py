@@ -199,6 +199,8 @@ class _Reverse:
         templates.load_globals(template, self.ctx.namespace)
         args, keywords = templates.operands(value)
         bound = templates.bind(template, func, args, keywords, where=where)
+        templates.refuse_arguments(func, REGISTRY.refused_arguments(func), bound,
+                                   lambda atom: self.adjoint_of(atom) is not None, where)
         return templates.expand(template, bound, name(target), self.adjoint_of,
                                 self.namer.fresh,
                                 templates.omitted_parameters(bound, args, keywords))

@@ -38,7 +38,8 @@ import types
 
 import gast
 
-from tangent_ad.errors import InternalError, TemplateError, UnsupportedSyntaxError
+from tangent_ad.errors import (
+    InternalError, NoDerivativeError, TemplateError, UnsupportedSyntaxError)
 from tangent_ad.nodes import call, clone, name, walk
 
 _NO_DEFAULT = object()
@@ -189,6 +190,19 @@ def expand(template, bound, result, adjoint_of, fresh, omitted=()):
             renames[target.id] = fresh(target.id)
             out.append((("local", renames[target.id]), value))
     return out
+
+
+def refuse_arguments(func, params, bound, differentiated, where):
+    """NoDerivativeError if a parameter in `params` (which `func`'s rule
+    cannot differentiate in) is bound to a value `differentiated(atom)`
+    says carries a derivative."""
+    for param in params:
+        if param in bound and differentiated(bound[param]):
+            raise NoDerivativeError(
+                f"{_name(func)} has no derivative rule with respect to its "
+                f"argument '{param}'",
+                hint=f"pass '{param}' as a constant, or wrap it in "
+                     "tangent_ad.stop_gradient", **where)
 
 
 def omitted_parameters(bound, args, keywords):
