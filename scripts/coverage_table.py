@@ -2,7 +2,7 @@
 
 The page is generated from the registry, so it lists exactly the rules
 that are loaded: one table per namespace (operators, numpy, numpy.linalg,
-math, builtins, scipy.special), one row per function, with its aliases,
+math, builtins, scipy.special, scipy.stats), one row per function, with its aliases,
 its modes, the orders of derivatives the rules give, and a note (the
 first line of the rule's docstring, or "zero derivative").
 The SciPy section is there only when SciPy is installed, as its rules are.
@@ -17,6 +17,7 @@ import math
 import operator
 import pathlib
 import sys
+import types
 
 import gast
 import numpy as np
@@ -27,9 +28,9 @@ from tangent_ad.registry import REGISTRY
 from tangent_ad.templating import templates
 
 try:
-    from scipy import special
+    from scipy import special, stats
 except ImportError:
-    special = None
+    special = stats = None
 
 PAGE = pathlib.Path(__file__).resolve().parent.parent / "docs" / "numpy-coverage.md"
 SCIPY_HEADING = "## scipy.special"
@@ -43,6 +44,22 @@ NAMESPACES = [
     ("## Python builtins", "", builtins),
     (SCIPY_HEADING, "scipy.special.", special),
 ]
+
+
+def _stats_methods():
+    """The registered methods of scipy.stats' distributions, as a namespace
+    of names such as ``norm.logpdf`` (holding the registry's own keys)."""
+    if stats is None:
+        return None
+    keys = REGISTRY.functions("reverse")
+    return types.SimpleNamespace(**{
+        f"{k.__self__.name}.{k.__name__}": k for k in keys
+        if isinstance(getattr(k, "__self__", None), stats.rv_continuous) or
+        isinstance(getattr(k, "__self__", None), stats.rv_discrete)})
+
+
+STATS_HEADING = "## scipy.stats"
+NAMESPACES.append((STATS_HEADING, "scipy.stats.", _stats_methods()))
 
 HEADER = """\
 # NumPy coverage
@@ -209,9 +226,12 @@ def render():
         if not table:
             continue
         lines = [heading, ""]
-        if module is special:
-            lines += [f"{count(special)} functions, registered only when SciPy is "
+        if module is not None and heading in (SCIPY_HEADING, STATS_HEADING):
+            lines += [f"{count(module)} functions, registered only when SciPy is "
                       "installed (`pip install tangent-sct[scipy]`).", ""]
+        if heading == STATS_HEADING:
+            lines += ["Parameters after the data are passed by keyword "
+                      "(`norm.logpdf(x, loc=m, scale=s)`).", ""]
         lines += ["| function | reverse | forward | orders | notes |", "|---|---|---|---|---|"]
         lines += [f"| `{name}` | {mark} | {fmark} | {order} | {note} |"
                   for name, mark, fmark, order, note in table]

@@ -37,6 +37,7 @@ _BUILTIN_MODULES = (
     "tangent_ad.templates.builtins",
     "tangent_ad.templates.scipy_elementwise",
     "tangent_ad.templates.scipy_special",
+    "tangent_ad.templates.scipy_stats",
     "tangent_ad.templates.syntax_forward",
     "tangent_ad.templates.numpy_forward",
     "tangent_ad.templates.numpy_reductions_forward",

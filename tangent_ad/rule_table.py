@@ -14,7 +14,8 @@ np.sin(x)``: the templates are the ones a person writes. A function of
 several arguments gives one partial derivative per argument, in a dict
 (parameter names as the function's, ``y`` the result); its reverse rule
 sums each adjoint back to its argument's shape (``unbroadcast``) and it
-is declared broadcasting. A partial written ``None`` has no closed form:
+is declared broadcasting; a key ``"loc=0.0"`` gives the parameter a
+default. A partial written ``None`` has no closed form:
 differentiating with respect to that argument raises NoDerivativeError
 when the derivative is made (an integer order, a shape parameter).
 
@@ -43,7 +44,8 @@ def derivatives(namespace, rows):
         if isinstance(partials, str):
             partials = {"x": partials}
         label = _label(func)
-        params = ", ".join(partials)
+        params = ", ".join(partials)  # "loc=0.0": a parameter and its default
+        partials = {key.split("=")[0].strip(): partial for key, partial in partials.items()}
         several = len(partials) > 1
         reverse, forward = [], []
         for param, partial in partials.items():

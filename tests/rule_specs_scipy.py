@@ -9,6 +9,7 @@ from rule_specs import POSITIVE, Spec, binary, unary
 
 try:
     import scipy.special
+    import scipy.stats
 except ImportError:  # SciPy is optional
     scipy = None
 
@@ -51,5 +52,41 @@ else:
         Spec(sp.yn, "scipy.special.yn(2, x)", x=(3,), domain=(0.5, 3.0)),
         Spec(sp.iv, "scipy.special.iv(0.5, x)", x=(3,), domain=(0.5, 2.0)),
         Spec(sp.ive, "scipy.special.ive(1.0, x)", x=(3,), domain=(-2.0, 2.0)),
+    ]
+    st = scipy.stats
+    SCALE = {"s": POSITIVE}
+    SPECS += [
+        # ---- scipy.stats: data, loc, scale and shape parameters (by keyword) ---
+        *[Spec(method, f"scipy.stats.norm.{method.__name__}(x, loc=m, scale=s)",
+               x=(3, 2), m=(2,), s=None, domain={"x": (-2.0, 2.0), **SCALE})
+          for method in (st.norm.logpdf, st.norm.pdf, st.norm.cdf, st.norm.sf,
+                         st.norm.logcdf, st.norm.logsf)],
+        Spec(st.norm.logpdf, "scipy.stats.norm.logpdf(x)", x=(4,)),
+        Spec(st.norm.cdf, "scipy.stats.norm.cdf(x, scale=s)", x=(4,), s=(4,), domain=SCALE),
+        *[Spec(method, f"scipy.stats.t.{method.__name__}(x, df=a, loc=m, scale=s)",
+               x=(3,), a=None, m=None, s=None, domain={"a": (2.0, 5.0), **SCALE})
+          for method in (st.t.logpdf, st.t.pdf)],
+        Spec(st.t.logpdf, "scipy.stats.t.logpdf(x, df=a)", x=(2, 2), a=(2,),
+             domain={"a": (2.0, 5.0)}),
+        *[Spec(method, f"scipy.stats.gamma.{method.__name__}(x, a=a, loc=m, scale=s)",
+               x=(3,), a=None, m=None, s=None,
+               domain={"x": (2.0, 4.0), "a": (1.5, 3.0), "m": (-0.5, 0.5), **SCALE})
+          for method in (st.gamma.logpdf, st.gamma.pdf)],
+        Spec(st.gamma.logpdf, "scipy.stats.gamma.logpdf(x, a=a)", x=(3,), a=(3,),
+             domain={"x": POSITIVE, "a": (1.5, 3.0)}),
+        *[Spec(method, f"scipy.stats.chi2.{method.__name__}(x, df=a, loc=m, scale=s)",
+               x=(3,), a=None, m=None, s=None,
+               domain={"x": (2.0, 4.0), "a": (2.5, 5.0), "m": (-0.5, 0.5), **SCALE})
+          for method in (st.chi2.logpdf, st.chi2.pdf)],
+        *[Spec(method, f"scipy.stats.beta.{method.__name__}(x, a=a, b=b, loc=m, scale=s)",
+               x=(3,), a=None, b=None, m=None, s=None,
+               domain={"x": (0.2, 0.8), "a": (1.5, 3.0), "b": (1.5, 3.0),
+                       "m": (-0.1, 0.1), "s": (1.0, 1.2)})
+          for method in (st.beta.logpdf, st.beta.pdf)],
+        Spec(st.beta.logpdf, "scipy.stats.beta.logpdf(x, a=a, b=b)", x=(3,), a=(3,), b=None,
+             domain={"x": (0.2, 0.8), "a": (1.5, 3.0), "b": (1.5, 3.0)}),
+        Spec(st.poisson.logpmf, "scipy.stats.poisson.logpmf(np.arange(3), mu=m)", m=(3,),
+             domain=POSITIVE),
+        Spec(st.poisson.pmf, "scipy.stats.poisson.pmf(2, mu=m)", m=(2, 2), domain=POSITIVE),
     ]
     SECOND_ORDER_KEYS = tuple({spec.key: None for spec in SPECS})
