@@ -2,7 +2,8 @@
 
 The page is generated from the registry, so it lists exactly the rules
 that are loaded: one table per namespace (operators, numpy, numpy.linalg,
-math, builtins, scipy.special, scipy.stats), one row per function, with its aliases,
+math, builtins, scipy.special, scipy.stats,
+scipy.linalg), one row per function, with its aliases,
 its modes, the orders of derivatives the rules give, and a note (the
 first line of the rule's docstring, or "zero derivative").
 The SciPy section is there only when SciPy is installed, as its rules are.
@@ -28,9 +29,9 @@ from tangent_ad.registry import REGISTRY
 from tangent_ad.templating import templates
 
 try:
-    from scipy import special, stats
+    from scipy import linalg as scipy_linalg, special, stats
 except ImportError:
-    special = stats = None
+    scipy_linalg = special = stats = None
 
 PAGE = pathlib.Path(__file__).resolve().parent.parent / "docs" / "numpy-coverage.md"
 SCIPY_HEADING = "## scipy.special"
@@ -59,7 +60,10 @@ def _stats_methods():
 
 
 STATS_HEADING = "## scipy.stats"
-NAMESPACES.append((STATS_HEADING, "scipy.stats.", _stats_methods()))
+LINALG_HEADING = "## scipy.linalg"
+NAMESPACES += [(STATS_HEADING, "scipy.stats.", _stats_methods()),
+               (LINALG_HEADING, "scipy.linalg.", scipy_linalg)]
+SCIPY_HEADINGS = (SCIPY_HEADING, STATS_HEADING, LINALG_HEADING)
 
 HEADER = """\
 # NumPy coverage
@@ -226,7 +230,7 @@ def render():
         if not table:
             continue
         lines = [heading, ""]
-        if module is not None and heading in (SCIPY_HEADING, STATS_HEADING):
+        if module is not None and heading in SCIPY_HEADINGS:
             lines += [f"{count(module)} functions, registered only when SciPy is "
                       "installed (`pip install tangent-sct[scipy]`).", ""]
         if heading == STATS_HEADING:

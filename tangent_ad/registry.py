@@ -38,6 +38,7 @@ _BUILTIN_MODULES = (
     "tangent_ad.templates.scipy_elementwise",
     "tangent_ad.templates.scipy_special",
     "tangent_ad.templates.scipy_stats",
+    "tangent_ad.templates.scipy_linalg",
     "tangent_ad.templates.syntax_forward",
     "tangent_ad.templates.numpy_forward",
     "tangent_ad.templates.numpy_reductions_forward",
@@ -45,6 +46,7 @@ _BUILTIN_MODULES = (
     "tangent_ad.templates.numpy_linalg_forward",
     "tangent_ad.templates.builtins_forward",
     "tangent_ad.templates.scipy_special_forward",
+    "tangent_ad.templates.scipy_linalg_forward",
     "tangent_ad.templates.runtime_forward",
 )
 

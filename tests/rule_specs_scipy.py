@@ -2,12 +2,14 @@
 
 Imported by ``rule_specs.py``, whose ``Spec``, ``unary`` and ``binary``
 it uses; empty when SciPy is not installed, as its rules are not
-registered then. Every key here is also checked to second order
-(``SECOND_ORDER_KEYS``: forward over reverse and forward over forward).
+registered then. Every key here but scipy.linalg.cholesky is also
+checked to second order (``SECOND_ORDER_KEYS``: forward over reverse
+and forward over forward).
 """
 from rule_specs import POSITIVE, Spec, binary, unary
 
 try:
+    import scipy.linalg
     import scipy.special
     import scipy.stats
 except ImportError:  # SciPy is optional
@@ -89,4 +91,23 @@ else:
              domain=POSITIVE),
         Spec(st.poisson.pmf, "scipy.stats.poisson.pmf(2, mu=m)", m=(2, 2), domain=POSITIVE),
     ]
-    SECOND_ORDER_KEYS = tuple({spec.key: None for spec in SPECS})
+    la = scipy.linalg
+    SPD = "x @ x.T + 3.0 * np.eye(3)"
+    SPECS += [
+        # ---- scipy.linalg (well-conditioned inputs built inside) ----------------
+        Spec(la.solve_triangular, "scipy.linalg.solve_triangular(np.tril(x) + 3.0 * np.eye(3), y,"
+             " lower=True)", x=(3, 3), y=(3,)),
+        Spec(la.solve_triangular, "scipy.linalg.solve_triangular(np.triu(x) + 3.0 * np.eye(3), y)",
+             x=(3, 3), y=(3, 2)),
+        Spec(la.solve_triangular, "scipy.linalg.solve_triangular(np.tril(x) + 3.0 * np.eye(3), y,"
+             " trans=1, lower=True)", x=(3, 3), y=(3, 2)),
+        Spec(la.cholesky, f"scipy.linalg.cholesky({SPD})", x=(3, 4)),
+        Spec(la.cholesky, f"scipy.linalg.cholesky({SPD}, lower=True)", x=(3, 2)),
+        Spec(la.expm, "scipy.linalg.expm(x)", x=(3, 3)),
+        Spec(la.sqrtm, f"scipy.linalg.sqrtm({SPD})", x=(3, 3)),
+        Spec(la.solve_sylvester, "scipy.linalg.solve_sylvester(x + 3.0 * np.eye(3), "
+             "y + 3.0 * np.eye(2), q)", x=(3, 3), y=(2, 2), q=(3, 2)),
+    ]
+    # scipy.linalg.cholesky's tangent is jvp_cholesky, NumPy's, which has no
+    # forward rule yet (forward over forward of np.linalg is issue 14's other part)
+    SECOND_ORDER_KEYS = tuple({spec.key: None for spec in SPECS if spec.key is not la.cholesky})
