@@ -52,11 +52,10 @@ def _stats_methods():
     of names such as ``norm.logpdf`` (holding the registry's own keys)."""
     if stats is None:
         return None
-    keys = REGISTRY.functions("reverse")
+    owners = {id(getattr(stats, n)): n for n in dir(stats) if not n.startswith("_")}
     return types.SimpleNamespace(**{
-        f"{k.__self__.name}.{k.__name__}": k for k in keys
-        if isinstance(getattr(k, "__self__", None), stats.rv_continuous) or
-        isinstance(getattr(k, "__self__", None), stats.rv_discrete)})
+        f"{owners[id(k.__self__)]}.{k.__name__}": k for k in REGISTRY.functions("reverse")
+        if id(getattr(k, "__self__", None)) in owners})
 
 
 STATS_HEADING = "## scipy.stats"

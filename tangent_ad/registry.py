@@ -38,6 +38,7 @@ _BUILTIN_MODULES = (
     "tangent_ad.templates.scipy_elementwise",
     "tangent_ad.templates.scipy_special",
     "tangent_ad.templates.scipy_stats",
+    "tangent_ad.templates.scipy_stats_multivariate",
     "tangent_ad.templates.scipy_linalg",
     "tangent_ad.templates.syntax_forward",
     "tangent_ad.templates.numpy_forward",

@@ -87,6 +87,10 @@ else:
           for method in (st.beta.logpdf, st.beta.pdf)],
         Spec(st.beta.logpdf, "scipy.stats.beta.logpdf(x, a=a, b=b)", x=(3,), a=(3,), b=None,
              domain={"x": (0.2, 0.8), "a": (1.5, 3.0), "b": (1.5, 3.0)}),
+        *[Spec(method, f"scipy.stats.multivariate_normal.{method.__name__}(x, m, "
+               "c @ c.T + 2.0 * np.eye(3))", x=shape, m=(3,), c=(3, 3))
+          for method in (st.multivariate_normal.logpdf, st.multivariate_normal.pdf)
+          for shape in ((3,), (4, 3))],
         Spec(st.poisson.logpmf, "scipy.stats.poisson.logpmf(np.arange(3), mu=m)", m=(3,),
              domain=POSITIVE),
         Spec(st.poisson.pmf, "scipy.stats.poisson.pmf(2, mu=m)", m=(2, 2), domain=POSITIVE),
