@@ -17,7 +17,8 @@ sums each adjoint back to its argument's shape (``unbroadcast``) and it
 is declared broadcasting; a key ``"loc=0.0"`` gives the parameter a
 default. A partial written ``None`` has no closed form:
 differentiating with respect to that argument raises NoDerivativeError
-when the derivative is made (an integer order, a shape parameter).
+when the derivative is made (an integer order, a shape parameter). A
+partial written ``"0"`` is zero: that argument gets no contribution.
 
 A linear function's tangent is the function of the tangent:
 ``linear(globals(), "np.flip(m, axis=None)")`` registers the forward rule
@@ -33,6 +34,7 @@ import linecache
 from tangent_ad.registry import REGISTRY, adjoint, broadcasting, tangent
 
 RESULT = "y"  # the name a table row gives the result
+ZERO = "0"  # a partial derivative that is zero (wherever it exists)
 
 
 def derivatives(namespace, rows):
@@ -49,14 +51,14 @@ def derivatives(namespace, rows):
         several = len(partials) > 1
         reverse, forward = [], []
         for param, partial in partials.items():
-            if partial is None:
+            if partial is None or partial == ZERO:
                 continue
             expr = _in_result(partial)
             seed = _times(_d("result"), expr)
             reverse.append(f"    d[{param}] = " + (
                 f"unbroadcast({ast.unparse(seed)}, {param})" if several else ast.unparse(seed)))
             forward.append(ast.unparse(_times(_d(param), expr)))
-        forward_line = "    d[result] = " + (" + ".join(forward) if forward else "0.0")
+        forward_line = "    d[result] = " + (_sum(forward) if forward else "0.0")
         assert reverse, f"{label}: a row needs one derivative that is not None"
         note = "; ".join(f"d/d{p} = {e}" for p, e in partials.items() if e is not None)
         adjoint(func)(_template(namespace, label, params, reverse, "reverse", note))
@@ -82,6 +84,14 @@ def linear(namespace, *signatures):
         line = f"    d[result] = {ast.unparse(node.func)}(" + \
             ", ".join([f"d[{names[0]}]"] + names[1:]) + ")"
         tangent(func)(_template(namespace, _label(func), params, [line], "forward"))
+
+
+def _sum(terms):
+    """``a + b - c`` from the terms ``a``, ``b``, ``-c``."""
+    text = terms[0]
+    for term in terms[1:]:
+        text += f" - {term[1:]}" if term.startswith("-") else f" + {term}"
+    return text
 
 
 def _label(func):

@@ -45,6 +45,7 @@ derivatives(globals(), {
     np.tan: "1.0 + y * y",
     np.tanh: "1.0 - y * y",
     # two arguments: one partial derivative each
+    np.copysign: {"x1": "np.sign(x1) * np.sign(x2)", "x2": "0"},
     np.logaddexp: {"x1": "np.exp(x1 - y)", "x2": "np.exp(x2 - y)"},
     np.logaddexp2: {"x1": "np.exp2(x1 - y)", "x2": "np.exp2(x2 - y)"},
 })

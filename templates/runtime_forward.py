@@ -35,7 +35,8 @@ from tangent_ad.runtime import (
     grad_solve_rhs, grad_tensordot_lhs, grad_tensordot_rhs, inverse_permutation,
     jvp_abs_slope, jvp_grad_cholesky, jvp_grad_eigh, jvp_grad_einsum, jvp_grad_norm,
     jvp_grad_solve_rhs, jvp_mean, linspace_fraction, matrix_transpose, segment_length,
-    tangent_array, trigamma, unarray, unatleast, uncumsum, unconcatenate, undiag, undiagonal,
+    tangent_array, trigamma, unarray, unatleast, unblock_diag, uncumsum, unconcatenate, undiag,
+    undiagonal,
     undiff, unindex, unindex_container, iterated_tangent, uniterated, unpad, unreduce,
     unreduce_max, unaverage, unplus, unreduce_mean, unreduce_median, unreduce_var, unrepeat,
     untimes, unweights, weights_like, unrollaxis, unsort, unstack, unsum, untake,
@@ -242,6 +243,11 @@ def unrollaxis_rule(result, g, x, axis, start=0):
 @tangent(unatleast)
 def unatleast_rule(result, g, arys):
     d[result] = unatleast(d[g], arys)
+
+
+@tangent(unblock_diag)
+def unblock_diag_rule(result, g, arrs):
+    d[result] = unblock_diag(d[g], arrs)
 
 
 @tangent(zeros_like)

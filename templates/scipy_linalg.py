@@ -6,13 +6,13 @@ triangular solve is a triangular solve with the transpose, that of
 identity), that of ``sqrtm`` and of ``solve_sylvester`` a Sylvester
 equation with the transposes.
 """
-from tangent_ad.registry import adjoint
+from tangent_ad.registry import adjoint, structured
 
 try:
     import numpy as np
     from scipy import linalg
 
-    from tangent_ad.runtime import grad_cholesky, matrix_transpose
+    from tangent_ad.runtime import grad_cholesky, matrix_transpose, unblock_diag
 except ImportError:  # no SciPy: no rules, and nothing else changes
     linalg = None
 
@@ -58,3 +58,9 @@ if linalg is not None:
         d[q] = lam
         d[a] = -np.matmul(lam, matrix_transpose(result))
         d[b] = -np.matmul(matrix_transpose(result), lam)
+
+    @adjoint(linalg.block_diag)
+    def block_diag(result, arrs):
+        d[arrs] = unblock_diag(d[result], arrs)
+
+    structured(linalg.block_diag)

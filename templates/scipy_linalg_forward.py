@@ -42,3 +42,7 @@ if linalg is not None:
     def solve_sylvester(result, a, b, q):
         d[result] = linalg.solve_sylvester(
             a, b, d[q] - np.matmul(d[a], result) - np.matmul(result, d[b]))
+
+    @tangent(linalg.block_diag)
+    def block_diag(result, arrs):
+        d[result] = linalg.block_diag(*d[arrs])

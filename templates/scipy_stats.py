@@ -7,10 +7,11 @@ The methods are keyed by the bound method (``scipy.stats.norm.logpdf``):
 ``from scipy.stats import norm`` then ``norm.logpdf(x, loc=m, scale=s)``
 finds the row. Their parameters after ``x`` are SciPy's ``*args``, so
 they are passed by keyword: a positional one is refused (the call packs
-them into one tuple, which the row's parameters cannot name). ``z = (x - loc) / scale`` is written out in each partial. A shape
-parameter without a closed-form derivative (a distribution function's
-in ``df``) is refused; an integer count (poisson's ``k``) and its shift
-``loc`` have none.
+them into one tuple, which the row's parameters cannot name).
+``z = (x - loc) / scale`` is written out in each partial. A shape
+parameter without a closed-form derivative (a distribution function's in
+``df``, ``a`` or ``b``) is refused; so are poisson's integer count ``k``
+and its shift ``loc``.
 """
 from tangent_ad.rule_table import derivatives
 
@@ -34,6 +35,24 @@ def densities(log_densities):
         assert logpdf.__name__ == "logpdf", logpdf
         pdf = getattr(logpdf.__self__, "pdf")
         rows[pdf] = {p: None if e is None else f"y * ({e})" for p, e in partials.items()}
+    return rows
+
+
+def distribution_functions(dist, *shapes):
+    """The rows of dist's cdf, sf, logcdf and logsf: in the data, loc and
+    scale their slope is the density (``F(z)' = f(z)``, read through
+    ``dist.pdf`` and ``dist.logpdf``, which have rules of their own); in
+    the shape parameters there is no closed form, so those are refused."""
+    given = "".join(f"{s}={s}, " for s in shapes)
+    pdf = f"stats.{dist.name}.pdf(x, {given}loc=loc, scale=scale)"
+    ratio = f"np.exp(stats.{dist.name}.logpdf(x, {given}loc=loc, scale=scale) - y)"
+    rows = {}
+    for method, slope, sign in ((dist.cdf, pdf, 1), (dist.sf, pdf, -1),
+                                (dist.logcdf, ratio, 1), (dist.logsf, ratio, -1)):
+        up, down = ("", "-") if sign > 0 else ("-", "")
+        rows[method] = {"x": f"{up}{slope}", **{s: None for s in shapes},
+                        "loc=0.0": f"{down}{slope}",
+                        "scale=1.0": f"{down}{slope} * (x - loc) / scale"}
     return rows
 
 
@@ -75,6 +94,10 @@ if stats is not None:
         stats.norm.logsf: {"x": f"-np.exp({LOG_PHI} - y) / scale",
                            "loc=0.0": f"np.exp({LOG_PHI} - y) / scale",
                            "scale=1.0": f"np.exp({LOG_PHI} - y) * {Z} / scale"},
+        **distribution_functions(stats.t, "df"),
+        **distribution_functions(stats.gamma, "a"),
+        **distribution_functions(stats.chi2, "df"),
+        **distribution_functions(stats.beta, "a", "b"),
         stats.poisson.logpmf: {"k": None, "mu": "k / mu - 1.0", "loc=0": None},
         stats.poisson.pmf: {"k": None, "mu": "y * (k / mu - 1.0)", "loc=0": None},
     })

@@ -208,6 +208,7 @@ SPECS = [
     *binary(np.subtract, "np.subtract(x, y)"),
     *binary(np.arctan2, "np.arctan2(x, y)", domain={"y": POSITIVE}),
     Spec(np.arctan2, "np.arctan2(x, y)", x=(2, 3), y=(2, 3), domain={"y": (-2.0, -0.5)}),
+    *binary(np.copysign, "np.copysign(x, y)", domain={"y": (-2.0, -0.5)}),
     Spec(np.divide, "np.true_divide(x, y)", x=(3, 2), y=(2,), domain={"y": POSITIVE}),
     *binary(np.float_power, "np.float_power(x, y)", domain={"x": POSITIVE}),
     *binary(np.fmax, "np.fmax(x, y)"),

@@ -91,6 +91,16 @@ else:
                "c @ c.T + 2.0 * np.eye(3))", x=shape, m=(3,), c=(3, 3))
           for method in (st.multivariate_normal.logpdf, st.multivariate_normal.pdf)
           for shape in ((3,), (4, 3))],
+        *[Spec(method, f"scipy.stats.{dist.name}.{method.__name__}(x, {shape}loc=m, scale=s)",
+               x=(3,), m=None, s=None, domain={"x": x, "m": (-0.1, 0.1), "s": (0.5, 0.6)})
+          for dist, shape, x in ((st.t, "df=3.0, ", (-1.0, 1.0)), (st.gamma, "a=2.5, ", (1.2, 1.8)),
+                                 (st.chi2, "df=3.0, ", (1.2, 1.8)),
+                                 (st.beta, "a=2.0, b=3.0, ", (0.2, 0.4)))
+          for method in (dist.cdf, dist.sf, dist.logcdf, dist.logsf)],
+        Spec(st.dirichlet.logpdf, "scipy.stats.dirichlet.logpdf(scipy.special.softmax(u), a)",
+             u=(3,), a=(3,), domain={"a": (1.5, 3.0)}),
+        Spec(st.dirichlet.logpdf, "scipy.stats.dirichlet.logpdf("
+             "scipy.special.softmax(u, axis=0), a)", u=(3, 2), a=(3,), domain={"a": (1.5, 3.0)}),
         Spec(st.poisson.logpmf, "scipy.stats.poisson.logpmf(np.arange(3), mu=m)", m=(3,),
              domain=POSITIVE),
         Spec(st.poisson.pmf, "scipy.stats.poisson.pmf(2, mu=m)", m=(2, 2), domain=POSITIVE),
@@ -109,6 +119,8 @@ else:
         Spec(la.cholesky, f"scipy.linalg.cholesky({SPD}, lower=True)", x=(3, 2)),
         Spec(la.expm, "scipy.linalg.expm(x)", x=(3, 3)),
         Spec(la.sqrtm, f"scipy.linalg.sqrtm({SPD})", x=(3, 3)),
+        Spec(la.block_diag, "scipy.linalg.block_diag(x, y)", x=(2, 2), y=(3,)),
+        Spec(la.block_diag, "scipy.linalg.block_diag(x, s, y) * 2.0", x=(2, 3), s=None, y=(1, 2)),
         Spec(la.solve_sylvester, "scipy.linalg.solve_sylvester(x + 3.0 * np.eye(3), "
              "y + 3.0 * np.eye(2), q)", x=(3, 3), y=(2, 2), q=(3, 2)),
     ]
