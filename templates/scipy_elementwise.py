@@ -8,8 +8,10 @@ derivative per argument, in the names of the function's parameters
 (``x1``, ``x2`` for a ufunc of two arguments). ``None`` marks an
 argument without a closed-form derivative (an order, a shape
 parameter): differentiating with respect to it is refused. The rows use ``special`` itself, so every derivative has a rule
-of its own: second derivatives follow (psi' is polygamma(1, .), whose
-derivative is polygamma(2, .)).
+of its own: second derivatives follow (psi' is the Hurwitz zeta(2, .),
+whose derivative is -2 zeta(3, .)). They call SciPy's ufuncs where
+there is a choice (``zeta`` rather than ``polygamma``, which converts its
+arguments to NumPy arrays), so other array types pass through.
 """
 from tangent_ad.registry import zero_derivative
 from tangent_ad.rule_table import derivatives
@@ -39,7 +41,8 @@ if special is not None:
         special.gamma: "y * special.psi(x)",
         special.gammaln: "digamma(x)",
         special.rgamma: "-y * special.psi(x)",
-        special.psi: "special.polygamma(1, x)",
+        special.psi: "special.zeta(2.0, x)",  # polygamma(1, x), but a ufunc: arrays dispatch
+        special.zeta: {"x": None, "q=None": "-x * special.zeta(x + 1.0, q)"},
         special.polygamma: {"n": None, "x": "special.polygamma(n + 1, x)"},
         special.multigammaln: {
             "a": "np.sum(special.psi(np.expand_dims(a, -1) - 0.5 * np.arange(d)), -1)",

@@ -32,6 +32,8 @@ else:
         *unary(sp.rgamma, "scipy.special.rgamma(x)", domain=(0.5, 3.0)),
         *unary(sp.psi, "scipy.special.psi(x)", domain=(0.5, 3.0)),
         Spec(sp.psi, "scipy.special.digamma(x)", x=(3,), domain=(0.5, 3.0)),
+        Spec(sp.zeta, "scipy.special.zeta(3.0, x)", x=(3,), domain=(0.5, 3.0)),
+        Spec(sp.zeta, "scipy.special.zeta(2.0, x)", x=(2, 2), domain=(-0.9, -0.1)),
         Spec(sp.polygamma, "scipy.special.polygamma(1, x)", x=(3,), domain=(0.5, 3.0)),
         Spec(sp.polygamma, "scipy.special.polygamma(2, x)", x=(2, 2), domain=(0.5, 3.0)),
         Spec(sp.multigammaln, "scipy.special.multigammaln(x, 3)", x=(3,), domain=(1.5, 3.0)),

@@ -313,8 +313,9 @@ def grad_cholesky(g, lower, upper=False):
 
 def _solve_upper(u, b):
     """u^-1 b for upper-triangular (stacks of) `u`: back substitution by
-    SciPy's solve_triangular when SciPy is installed, else NumPy's solve."""
-    if np.ndim(u) == 2 and np.ndim(b) == 2:
+    SciPy's solve_triangular for NumPy matrices when SciPy is installed,
+    else NumPy's solve (which other array types dispatch)."""
+    if type(u) is np.ndarray and type(b) is np.ndarray and u.ndim == 2 and b.ndim == 2:
         try:  # imported here: SciPy is optional, and slow to import
             from scipy.linalg import solve_triangular
         except ImportError:
