@@ -2,10 +2,10 @@
 
 The page is generated from the registry, so it lists exactly the rules
 that are loaded: one table per namespace (operators, numpy, numpy.linalg,
-math, builtins, scipy.special, scipy.stats,
-scipy.linalg), one row per function, with its aliases,
-its modes, the orders of derivatives the rules give, and a note (the
-first line of the rule's docstring, or "zero derivative").
+numpy.fft, math, builtins, scipy.special, scipy.stats, scipy.linalg), one row per
+function, with its aliases, its modes, the orders of derivatives the
+rules give, and a note (the first line of the rule's docstring, or "zero
+derivative").
 The SciPy section is there only when SciPy is installed, as its rules are.
 tests/test_coverage_page.py fails when the committed page is stale.
 
@@ -41,6 +41,7 @@ NAMESPACES = [
     ("## Python operators", "operator.", operator),
     ("## numpy", "np.", np),
     ("## numpy.linalg", "np.linalg.", np.linalg),
+    ("## numpy.fft", "np.fft.", np.fft),
     ("## math", "math.", math),
     ("## Python builtins", "", builtins),
     (SCIPY_HEADING, "scipy.special.", special),
@@ -204,7 +205,9 @@ def method_rows():
         for attr, func in table.items():
             if func in covered():
                 call = f"x.{attr}(...)" if kind == "method" else f"x.{attr}"
-                out.append((f"`{call}`", f"`np.{names_in(np, func)[0]}`"))
+                names = names_in(np, func)  # a runtime helper (size_of) is not in np
+                out.append((f"`{call}`", f"`np.{names[0]}`" if names else
+                            f"`tangent_ad.runtime.{func.__name__}`"))
     return sorted(out)
 
 
@@ -215,10 +218,10 @@ def count(module):
 
 def render():
     """The text of the coverage page for the rules loaded now."""
-    numpy_total = count(np) + count(np.linalg)
+    numpy_total = count(np) + count(np.linalg) + count(np.fft)
     methods = method_rows()
     parts = [HEADER, f"**{numpy_total} NumPy callables** (functions and ufuncs of\n"
-             f"`numpy` and `numpy.linalg`) are covered, and **{len(methods)} ndarray\n"
+             f"`numpy`, `numpy.linalg` and `numpy.fft`) are covered, and **{len(methods)} ndarray\n"
              "methods and attributes** through them. In the tables, ✓ marks a\n"
              "rule for that mode and 0 a zero derivative; *orders* is `all` where\n"
              "the reverse rule is written in functions that have forward rules\n"

@@ -77,6 +77,12 @@ def c_concat_rule(result, items):
     d[result] = c_concat(d[items])
 
 
+@tangent(np.vstack)
+@tangent(np.row_stack)
+def vstack(result, tup):
+    d[result] = np.vstack(d[tup])
+
+
 # ---- copying ---------------------------------------------------------------
 
 @tangent(np.append)
@@ -143,7 +149,6 @@ linear(
     "np.dstack(tup)",
     "np.hstack(tup)",
     "np.stack(arrays, axis=0)",
-    "np.vstack(tup)",
     "np.repeat(a, repeats, axis=None)",
     "np.tile(A, reps)",
     "np.diag(v, k=0)",

@@ -5,6 +5,8 @@ and nothing else from tangent_ad (``from tangent_ad.runtime import ...``),
 so this package depends on NumPy only. Each helper does one small piece of
 bookkeeping a reader can look up here:
 
+* ``arrays``: allocation and scatter-add in the operands' own array
+  library (NumPy, Dask, CuPy), so that derivatives follow the arrays;
 * ``boundary``: what a derivative does with its arguments and results:
   an integer argument enters as float64 (``float_argument``), a result
   leaves in its argument's type, structure and dtype (``cast_like``);
@@ -19,23 +21,32 @@ bookkeeping a reader can look up here:
 * ``linalg_tangents``: the tangents of the decompositions' adjoints
   (Cholesky's, eigh's, the matrix 2-norm's and nuclear norm's), for
   forward mode over a gradient;
+* ``array_ops``: the adjoints of np.cross (with its axis arguments),
+  np.gradient and np.select;
+* ``fft``: the adjoints of the discrete Fourier transforms; ``svd``: the
+  adjoints and tangents of the singular value decomposition;
 * ``reductions``, ``shapes``, ``linalg``: the helpers of the NumPy rules,
   one per function whose adjoint is more than a line of NumPy: ``unX``
   undoes the data movement of ``np.X``, ``grad_X`` is the adjoint of an
   operand of a product or a decomposition.
 """
 from tangent_ad.runtime import (
-    boundary, core, linalg, linalg_tangents, loops, reductions, shapes, structures, tangents)
+    array_ops, arrays, boundary, core, fft, linalg, linalg_tangents, loops, reductions, shapes,
+    structures, svd, tangents)
+from tangent_ad.runtime.array_ops import *  # noqa: F401,F403
+from tangent_ad.runtime.arrays import *  # noqa: F401,F403
 from tangent_ad.runtime.boundary import *  # noqa: F401,F403
 from tangent_ad.runtime.core import *  # noqa: F401,F403
+from tangent_ad.runtime.fft import *  # noqa: F401,F403
 from tangent_ad.runtime.linalg import *  # noqa: F401,F403
 from tangent_ad.runtime.linalg_tangents import *  # noqa: F401,F403
 from tangent_ad.runtime.loops import *  # noqa: F401,F403
 from tangent_ad.runtime.reductions import *  # noqa: F401,F403
 from tangent_ad.runtime.shapes import *  # noqa: F401,F403
 from tangent_ad.runtime.structures import *  # noqa: F401,F403
+from tangent_ad.runtime.svd import *  # noqa: F401,F403
 from tangent_ad.runtime.tangents import *  # noqa: F401,F403
 
-MODULES = (boundary, core, structures, loops, reductions, shapes, linalg, linalg_tangents,
-           tangents)
+MODULES = (arrays, boundary, core, structures, loops, reductions, shapes, linalg, linalg_tangents,
+           tangents, fft, svd, array_ops)
 __all__ = [name for module in MODULES for name in module.__all__]

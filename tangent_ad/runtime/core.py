@@ -9,6 +9,7 @@ import operator
 import numpy as np
 
 from tangent_ad.errors import NonScalarOutputError, UnsupportedSyntaxError
+from tangent_ad.runtime.arrays import as_array, is_foreign_array, scatter_add, size_of
 from tangent_ad.runtime.structures import accumulate, rebuild, unindex_container, zeros_like
 
 __all__ = ["ensure_scalar", "ensure_real", "unbroadcast", "unplus", "untimes", "unreduce", "unreduce_mean", "unindex", "inverse_permutation", "conj_complex", "abs_slope", "dsinc", "digamma"]
@@ -32,12 +33,13 @@ def ensure_scalar(value):
         raise NonScalarOutputError(  # np.size fails on a ragged tuple
             f"grad needs a function with a scalar output, but it returned a "
             f"{type(value).__name__} of {len(value)} values")
-    if np.size(value) != 1:
+    if size_of(value) != 1:
         raise NonScalarOutputError(
             f"grad needs a function with a scalar output, but it returned a "
             f"value of shape {np.shape(value)}")
     ensure_real(value)
-    if np.asarray(value).dtype.kind == "b":
+    dtype = value.dtype if hasattr(value, "dtype") else np.asarray(value).dtype
+    if dtype.kind == "b":  # (a Dask value's dtype is known before it is computed)
         raise NonScalarOutputError(
             "grad needs a real-valued output, but the function returned a bool, "
             "which has no derivative",
@@ -74,6 +76,8 @@ def _like(g, x):
             np.issubdtype(dtype, np.inexact):
         if np.iscomplexobj(g) and not np.issubdtype(dtype, np.complexfloating):
             g = np.real(g)
+        if is_foreign_array(g):  # a Dask or CuPy array stays one
+            return np.reshape(g.astype(dtype), np.shape(x))
         return np.asarray(g).astype(dtype, copy=False).reshape(np.shape(x))
     return g
 
@@ -118,7 +122,7 @@ def unbroadcast(g, x):
     if gshape != shape:
         lead = len(gshape) - len(shape)
         if lead < 0:  # a size-1 adjoint (a seed of 1.0) of a (1,)- or (1, 1)-shaped x
-            return _like(np.reshape(g, shape) if np.size(g) == np.prod(shape, dtype=int)
+            return _like(np.reshape(g, shape) if size_of(g) == np.prod(shape, dtype=int)
                          else np.broadcast_to(g, shape), x)
         axes = tuple(range(lead)) + tuple(
             lead + i for i, n in enumerate(shape)
@@ -201,7 +205,7 @@ def unreduce_mean(g, x, axis=None, keepdims=False):
     >>> unreduce_mean(6.0, np.zeros(3))
     array([2., 2., 2.])
     """
-    count = np.size(x) // max(np.size(g), 1) if axis is not None else np.size(x)
+    count = size_of(x) // max(size_of(g), 1) if axis is not None else size_of(x)
     return unreduce(g / count, x, axis, keepdims)
 
 
@@ -217,9 +221,8 @@ def unindex(g, x, index):
     z = np.zeros_like(x)
     if _is_basic_index(index):
         z[index] = g
-    else:
-        np.add.at(z, index, g)
-    return z
+        return z
+    return scatter_add(z, index, g)
 
 
 def _is_basic_index(index):
@@ -296,7 +299,7 @@ def digamma(x):
     >>> float(np.round(digamma(1.0), 10))  # minus the Euler-Mascheroni constant
     -0.5772156649
     """
-    z = np.asarray(x, dtype=np.float64)
+    z = as_array(x, np.float64)
     reflect = z < 0.5
     y = np.where(reflect, 1.0 - z, z)
     shift = sum(1.0 / (y + k) for k in range(6))

@@ -8,13 +8,14 @@ module depends on NumPy only.
 """
 import numpy as np
 
+from tangent_ad.runtime.arrays import as_array, zeros_from
 from tangent_ad.runtime.core import _keep_dims, _like, dsinc
 from tangent_ad.runtime.linalg import grad_einsum, grad_solve_rhs, matrix_transpose
 from tangent_ad.runtime.linalg_tangents import jvp_singular_slope
 from tangent_ad.runtime.reductions import grad_norm
 from tangent_ad.runtime.structures import zeros_like
 
-__all__ = ["zero_tangent", "broadcast_like", "jvp_mean", "tangent_array", "jvp_einsum",
+__all__ = ["zero_tangent", "broadcast_like", "jvp_mean", "tangent_array", "jvp_einsum", "jvp_jvp_einsum",
            "jvp_cholesky", "jvp_eigh", "jvp_grad_norm", "jvp_grad_einsum",
            "jvp_grad_solve_rhs", "jvp_abs_slope", "d2sinc", "trigamma"]
 
@@ -54,7 +55,7 @@ def broadcast_like(t, x):
     if np.shape(t) != shape:
         t = np.broadcast_to(t, shape)
     if np.issubdtype(dtype, np.inexact) and np.result_type(t) != dtype:
-        t = np.asarray(t).astype(dtype)
+        t = as_array(t).astype(dtype)
     return t
 
 
@@ -87,8 +88,8 @@ def tangent_array(t, value):
     """
     dtype = np.result_type(value)
     if not np.issubdtype(dtype, np.inexact):
-        return np.zeros(np.shape(value))
-    return np.reshape(np.asarray(t, dtype=dtype), np.shape(value))
+        return zeros_from(value, np.shape(value), np.float64)
+    return np.reshape(as_array(t, dtype), np.shape(value))
 
 
 def jvp_einsum(tangents, operands):
@@ -107,6 +108,34 @@ def jvp_einsum(tangents, operands):
         total = term if total is None else total + term
     if total is None:
         return np.zeros_like(np.einsum(*operands))
+    return total
+
+
+def jvp_jvp_einsum(dtangents, doperands, tangents, operands):
+    """The tangent of ``jvp_einsum(tangents, operands)`` (forward mode over
+    forward mode): linear in the tangents, and in each other operand, so
+    ``jvp_einsum(dtangents, operands)`` plus, for each pair of operands
+    i != j, the contraction with the tangent of i and the tangent of the
+    operand j in their places.
+
+    >>> x, y = np.ones(2), np.arange(2.0)
+    >>> float(jvp_jvp_einsum((None, 0.0, 0.0), (None, np.ones(2), 0.0),
+    ...                      (None, 0.0, np.ones(2)), ("i,i->", x, y)))
+    2.0
+    """
+    def present(t, i):
+        return t is not None and not isinstance(operands[i], str) and np.any(t)
+
+    total = jvp_einsum(dtangents, operands)
+    operands = list(operands)
+    for i, t in enumerate(tangents):
+        if not present(t, i):
+            continue
+        for j, dt in enumerate(doperands):
+            if j != i and present(dt, j):
+                moved = list(operands)
+                moved[i], moved[j] = t, dt
+                total = total + np.einsum(*moved)
     return total
 
 
@@ -205,13 +234,13 @@ def jvp_grad_einsum(dg, doperands, g, operands):
     """
     grads = grad_einsum(dg, operands)
     operands = list(operands)
-    for j in range(1, len(operands)):
+    for j in range(len(operands)):
         t = doperands[j]
-        if t is None or isinstance(t, str) or not np.any(t):
-            continue
+        if grads[j] is None or t is None or isinstance(t, str) or not np.any(t):
+            continue  # subscripts (a string or, in the sublist form, lists) have no tangent
         part = grad_einsum(g, operands[:j] + [t] + operands[j + 1:])
-        for i in range(1, len(operands)):
-            if i != j:
+        for i in range(len(operands)):
+            if i != j and grads[i] is not None:
                 grads[i] = grads[i] + part[i]
     return grads
 
@@ -266,7 +295,7 @@ def trigamma(x):
     >>> float(np.round(trigamma(1.0), 10))  # pi^2 / 6
     1.6449340668
     """
-    z = np.asarray(x, dtype=np.float64)
+    z = as_array(x, np.float64)
     reflect = z < 0.5
     y = np.where(reflect, 1.0 - z, z)
     shift = sum(1.0 / (y + k) ** 2 for k in range(6))

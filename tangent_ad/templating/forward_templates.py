@@ -13,7 +13,8 @@ import copy
 import gast
 
 from tangent_ad.nodes import walk
-from tangent_ad.templating.templates import _is_d, _substitute, drop_defaults, mark_defaults, parse
+from tangent_ad.templating.templates import (  # noqa: F401 (zero_value: forward.py reads it here)
+    _is_d, _substitute, drop_defaults, mark_defaults, parse, zero_value)
 
 
 def expand_tangent(template, bound, result, tangent_of, fresh, omitted=()):
@@ -145,16 +146,3 @@ class _Linear:
                 return ref
 
         return Zeros().visit(copy.deepcopy(node))
-
-
-def zero_value(atom):
-    """The zero tangent of `atom`, written out: ``0.0`` for a number,
-    ``None`` for another constant (a string has no tangent), else
-    ``zeros_like(atom)``."""
-    if isinstance(atom, gast.Constant):
-        number = isinstance(atom.value, (int, float, complex)) and \
-            not isinstance(atom.value, bool)
-        return gast.Constant(value=0.0 if number else None, kind=None)
-    return gast.Call(func=gast.Name(id="zeros_like", ctx=gast.Load(), annotation=None,
-                                    type_comment=None),
-                     args=[copy.deepcopy(atom)], keywords=[])

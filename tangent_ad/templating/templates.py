@@ -245,6 +245,10 @@ class _DropDefaults(gast.NodeTransformer):
         return isinstance(node, gast.Name) and node.id in self.defaults
 
     def visit_Call(self, node):
+        if isinstance(node.func, gast.Name) and node.func.id == "zeros_like" and \
+                len(node.args) == 1 and self.is_default(node.args[0]):
+            # the zero tangent of a defaulted argument: the zero of its default
+            return zero_value(self.defaults[node.args[0].id])
         parameters = self.parameters(node.func)
         node.keywords = [k for k in node.keywords if not (
             self.is_default(k.value) and self.same(parameters.get(k.arg), k.value))]
@@ -423,3 +427,16 @@ def load_globals(template, namespace):
     for free in free_names(template):
         if free in template.__globals__:
             namespace.setdefault(free, template.__globals__[free])
+
+
+def zero_value(atom):
+    """The zero tangent of `atom`, written out: ``0.0`` for a number,
+    ``None`` for another constant (a string has no tangent), else
+    ``zeros_like(atom)``."""
+    if isinstance(atom, gast.Constant):
+        number = isinstance(atom.value, (int, float, complex)) and \
+            not isinstance(atom.value, bool)
+        return gast.Constant(value=0.0 if number else None, kind=None)
+    return gast.Call(func=gast.Name(id="zeros_like", ctx=gast.Load(), annotation=None,
+                                    type_comment=None),
+                     args=[clone(atom)], keywords=[])
