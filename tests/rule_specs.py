@@ -19,7 +19,8 @@ import operator
 
 import numpy as np
 
-from tangent_ad.runtime import appended, c_concat, concatenated, iterated, r_concat, repeated, updated
+from tangent_ad.runtime import (
+    appended, c_concat, concatenated, iterated, r_concat, repeated, size_of, updated)
 
 try:
     import scipy.special
@@ -675,6 +676,7 @@ SPECS = [
     Spec(np.sign, "np.sign(x) * x", x=None),
     Spec(np.trunc, "np.trunc(x) * x", x=(3, 2), domain=(-2.4, 2.4)),
     Spec(np.ndim, "x * np.ndim(x)", x=(3, 2)),
+    Spec(size_of, "x * x.size", x=(3, 2)),  # the attribute reads the runtime helper
     Spec(np.ones_like, "x * np.ones_like(y)", x=(3, 2), y=(3, 2)),
     Spec(np.shape, "np.reshape(x, np.shape(y)) * y", x=(6,), y=(2, 3)),
     Spec(np.size, "np.zeros_like(x) + x * np.size(x)", x=(3, 2)),
