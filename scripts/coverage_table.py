@@ -2,8 +2,10 @@
 
 The page is generated from the registry, so it lists exactly the rules
 that are loaded: one table per namespace (operators, numpy, numpy.linalg,
-numpy.fft, math, builtins, scipy.special), one row per function, with its aliases
-and a note (the first line of the rule's docstring, or "zero derivative").
+numpy.fft, math, builtins, scipy.special, scipy.stats, scipy.linalg), one row per
+function, with its aliases, its modes, the orders of derivatives the
+rules give, and a note (the first line of the rule's docstring, or "zero
+derivative").
 The SciPy section is there only when SciPy is installed, as its rules are.
 tests/test_coverage_page.py fails when the committed page is stale.
 
@@ -16,16 +18,20 @@ import math
 import operator
 import pathlib
 import sys
+import types
 
+import gast
 import numpy as np
 
 from tangent_ad.frontend.methods import ATTRIBUTES, METHODS
+from tangent_ad.nodes import walk
 from tangent_ad.registry import REGISTRY
+from tangent_ad.templating import templates
 
 try:
-    from scipy import special
+    from scipy import linalg as scipy_linalg, special, stats
 except ImportError:
-    special = None
+    scipy_linalg = special = stats = None
 
 PAGE = pathlib.Path(__file__).resolve().parent.parent / "docs" / "numpy-coverage.md"
 SCIPY_HEADING = "## scipy.special"
@@ -40,6 +46,24 @@ NAMESPACES = [
     ("## Python builtins", "", builtins),
     (SCIPY_HEADING, "scipy.special.", special),
 ]
+
+
+def _stats_methods():
+    """The registered methods of scipy.stats' distributions, as a namespace
+    of names such as ``norm.logpdf`` (holding the registry's own keys)."""
+    if stats is None:
+        return None
+    owners = {id(getattr(stats, n)): n for n in dir(stats) if not n.startswith("_")}
+    return types.SimpleNamespace(**{
+        f"{owners[id(k.__self__)]}.{k.__name__}": k for k in REGISTRY.functions("reverse")
+        if id(getattr(k, "__self__", None)) in owners})
+
+
+STATS_HEADING = "## scipy.stats"
+LINALG_HEADING = "## scipy.linalg"
+NAMESPACES += [(STATS_HEADING, "scipy.stats.", _stats_methods()),
+               (LINALG_HEADING, "scipy.linalg.", scipy_linalg)]
+SCIPY_HEADINGS = (SCIPY_HEADING, STATS_HEADING, LINALG_HEADING)
 
 HEADER = """\
 # NumPy coverage
@@ -120,8 +144,35 @@ def covered():
     return REGISTRY.functions("reverse") + REGISTRY.zero_functions()
 
 
+def orders(func):
+    """"all" where the reverse rule calls only functions that have forward
+    rules themselves (so forward over reverse, and every higher order,
+    follows from the rules), as for a zero derivative; "1" otherwise."""
+    if func not in REGISTRY.functions("reverse"):
+        return "all"
+    template = REGISTRY.lookup("reverse", func)
+    _, _, body = templates.parse(template)
+    for node in (n for stmt in body for n in walk(stmt)):
+        if isinstance(node, gast.Call):
+            callee = _resolve(node.func, template.__globals__)
+            if callee is None or not (REGISTRY.has("forward", callee) or
+                                      REGISTRY.is_zero(callee)):
+                return "1"
+    return "all"
+
+
+def _resolve(node, namespace):
+    """The object a template's call names (``np.sum``, ``unbroadcast``)."""
+    if isinstance(node, gast.Attribute):
+        owner = _resolve(node.value, namespace)
+        return getattr(owner, node.attr, None) if owner is not None else None
+    if isinstance(node, gast.Name):
+        return namespace.get(node.id, getattr(builtins, node.id, None))
+    return None
+
+
 def rows(module, prefix):
-    """Table rows (name, reverse mark, forward mark, note) for the
+    """Table rows (name, reverse mark, forward mark, orders, note) for the
     registered functions of `module`."""
     reverse = REGISTRY.functions("reverse")
     forward = REGISTRY.functions("forward")
@@ -139,7 +190,7 @@ def rows(module, prefix):
             note = "; ".join(filter(None, [note.rstrip("."), f"also {aliases}"]))
         zero = "0" if func not in reverse else ""
         found.append((f"{prefix}{names[0]}", "✓" if func in reverse else "0",
-                      "✓" if func in forward else zero, note))
+                      "✓" if func in forward else zero, orders(func), note))
     return sorted(set(found), key=lambda row: row[0].lower())
 
 
@@ -172,18 +223,24 @@ def render():
     parts = [HEADER, f"**{numpy_total} NumPy callables** (functions and ufuncs of\n"
              f"`numpy`, `numpy.linalg` and `numpy.fft`) are covered, and **{len(methods)} ndarray\n"
              "methods and attributes** through them. In the tables, ✓ marks a\n"
-             "rule for that mode and 0 a zero derivative.\n", CONVENTIONS]
+             "rule for that mode and 0 a zero derivative; *orders* is `all` where\n"
+             "the reverse rule is written in functions that have forward rules\n"
+             "themselves (so `hvp`, `hessian` and every higher order follow) and\n"
+             "`1` where only first derivatives are available.\n", CONVENTIONS]
     for heading, prefix, module in NAMESPACES:
         table = rows(module, prefix)
         if not table:
             continue
         lines = [heading, ""]
-        if module is special:
-            lines += [f"{count(special)} functions, registered only when SciPy is "
+        if module is not None and heading in SCIPY_HEADINGS:
+            lines += [f"{count(module)} functions, registered only when SciPy is "
                       "installed (`pip install tangent-sct[scipy]`).", ""]
-        lines += ["| function | reverse | forward | notes |", "|---|---|---|---|"]
-        lines += [f"| `{name}` | {mark} | {fmark} | {note} |"
-                  for name, mark, fmark, note in table]
+        if heading == STATS_HEADING:
+            lines += ["Parameters after the data are passed by keyword "
+                      "(`norm.logpdf(x, loc=m, scale=s)`).", ""]
+        lines += ["| function | reverse | forward | orders | notes |", "|---|---|---|---|---|"]
+        lines += [f"| `{name}` | {mark} | {fmark} | {order} | {note} |"
+                  for name, mark, fmark, order, note in table]
         parts.append("\n".join(lines) + "\n")
     lines = ["## ndarray methods and attributes", "",
              "A method call or attribute of a local array is rewritten to the\n"

@@ -7,7 +7,7 @@ is the function object itself, never its name.
 
 A *template* is a plain function whose parameters are the names it binds
 (``result`` first) and whose body is written in the ``d[x]`` notation. It is
-parsed by ``tangent_ad.ad.templates`` and never called.
+parsed by ``tangent_ad.templating.templates`` and never called.
 
 Functions whose derivative is zero everywhere it exists (``np.sign``,
 comparisons, ``np.shape``) are registered as *non-differentiable*: their
@@ -23,12 +23,13 @@ df/dRe z + i df/dIm z (see ``ad/reverse.py``).
 import contextlib
 import importlib
 
-from tangent_ad.ad import templates
+from tangent_ad.templating import templates
 from tangent_ad.errors import NoDerivativeError
 from tangent_ad.live import rules_changed
 
 _BUILTIN_MODULES = (
     "tangent_ad.templates.syntax",
+    "tangent_ad.templates.numpy_elementwise",
     "tangent_ad.templates.numpy_reverse",
     "tangent_ad.templates.numpy_reductions",
     "tangent_ad.templates.numpy_shape",
@@ -36,7 +37,11 @@ _BUILTIN_MODULES = (
     "tangent_ad.templates.numpy_fft",
     "tangent_ad.templates.numpy_arrays",
     "tangent_ad.templates.builtins",
+    "tangent_ad.templates.scipy_elementwise",
     "tangent_ad.templates.scipy_special",
+    "tangent_ad.templates.scipy_stats",
+    "tangent_ad.templates.scipy_stats_multivariate",
+    "tangent_ad.templates.scipy_linalg",
     "tangent_ad.templates.syntax_forward",
     "tangent_ad.templates.numpy_forward",
     "tangent_ad.templates.numpy_reductions_forward",
@@ -46,6 +51,7 @@ _BUILTIN_MODULES = (
     "tangent_ad.templates.numpy_arrays_forward",
     "tangent_ad.templates.builtins_forward",
     "tangent_ad.templates.scipy_special_forward",
+    "tangent_ad.templates.scipy_linalg_forward",
     "tangent_ad.templates.runtime_forward",
 )
 
@@ -61,6 +67,7 @@ class Registry:
         self._providers = []
         self._derived_rules = {}  # func -> template, from the providers
         self._nonholomorphic = set()
+        self._refused = {}  # func -> parameters it has no derivative in
         self._loaded = False
 
     def _ensure_loaded(self):
@@ -130,6 +137,18 @@ class Registry:
             return _key(func) in self._nonholomorphic
         except TypeError:
             return False
+
+    def register_refused_arguments(self, func, params):
+        """Declare parameters of `func` its rules cannot differentiate in
+        (no closed form): a call with an active value there is refused."""
+        self._refused[_key(func)] = tuple(params)
+
+    def refused_arguments(self, func):
+        self._ensure_loaded()
+        try:
+            return self._refused.get(_key(func), ())
+        except TypeError:
+            return ()
 
     def register_zero(self, *funcs):
         """Declare that each of `funcs` has a zero derivative."""

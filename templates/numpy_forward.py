@@ -4,7 +4,7 @@ array constructors.
 One rule per function, as short as the math: ``d[result]``, the tangent
 of the call's value, from the tangents ``d[x]`` of its arguments, one
 term per argument; the term of an argument without a tangent is left
-out (see ``tangent_ad.ad.templates``). Parameter names and defaults are
+out (see ``tangent_ad.templating.templates``). Parameter names and defaults are
 NumPy's, as in ``numpy_reverse.py``, whose functions these mirror
 one for one; functions with a zero derivative need no forward rule.
 Reductions are in ``numpy_reductions_forward.py``, shape functions in
@@ -26,49 +26,13 @@ def abs(result, x):
     d[result] = np.real(d[x] * np.conj(np.sign(x)))  # Re(conj(z) dz) / |z| for complex z
 
 
-@tangent(np.arccos)
-def arccos(result, x):
-    d[result] = -d[x] / np.sqrt(1.0 - x * x)
 
 
-@tangent(np.arccosh)
-def arccosh(result, x):
-    d[result] = d[x] / np.sqrt(x * x - 1.0)
 
 
-@tangent(np.arcsin)
-def arcsin(result, x):
-    d[result] = d[x] / np.sqrt(1.0 - x * x)
 
 
-@tangent(np.arcsinh)
-def arcsinh(result, x):
-    d[result] = d[x] / np.sqrt(x * x + 1.0)
 
-
-@tangent(np.arctan)
-def arctan(result, x):
-    d[result] = d[x] / (1.0 + x * x)
-
-
-@tangent(np.arctanh)
-def arctanh(result, x):
-    d[result] = d[x] / (1.0 - x * x)
-
-
-@tangent(np.cbrt)
-def cbrt(result, x):
-    d[result] = d[x] / (3.0 * result * result)
-
-
-@tangent(np.cos)
-def cos(result, x):
-    d[result] = -d[x] * np.sin(x)
-
-
-@tangent(np.cosh)
-def cosh(result, x):
-    d[result] = d[x] * np.sinh(x)
 
 
 @tangent(np.deg2rad)
@@ -77,44 +41,12 @@ def deg2rad(result, x):
     d[result] = d[x] * (np.pi / 180.0)
 
 
-@tangent(np.exp)
-def exp(result, x):
-    d[result] = d[x] * result
 
 
-@tangent(np.exp2)
-def exp2(result, x):
-    d[result] = d[x] * result * 0.6931471805599453
 
 
-@tangent(np.expm1)
-def expm1(result, x):
-    d[result] = d[x] * (result + 1.0)
 
 
-@tangent(np.fabs)
-def fabs(result, x):
-    d[result] = d[x] * np.sign(x)
-
-
-@tangent(np.log)
-def log(result, x):
-    d[result] = d[x] / x
-
-
-@tangent(np.log10)
-def log10(result, x):
-    d[result] = d[x] / (x * 2.302585092994046)
-
-
-@tangent(np.log1p)
-def log1p(result, x):
-    d[result] = d[x] / (1.0 + x)
-
-
-@tangent(np.log2)
-def log2(result, x):
-    d[result] = d[x] / (x * 0.6931471805599453)
 
 
 @tangent(np.nan_to_num)
@@ -122,14 +54,6 @@ def nan_to_num(result, x, copy=True, nan=0.0, posinf=None, neginf=None):
     d[result] = d[x] * np.isfinite(x)
 
 
-@tangent(np.negative)
-def negative(result, x):
-    d[result] = -d[x]
-
-
-@tangent(np.positive)
-def positive(result, x):
-    d[result] = d[x]
 
 
 @tangent(np.rad2deg)
@@ -137,10 +61,6 @@ def positive(result, x):
 def rad2deg(result, x):
     d[result] = d[x] * (180.0 / np.pi)
 
-
-@tangent(np.reciprocal)
-def reciprocal(result, x):
-    d[result] = -d[x] * result * result
 
 
 @tangent(np.sign)
@@ -151,39 +71,11 @@ def sign(result, x):
         (np.abs(x) + (x == 0))
 
 
-@tangent(np.sin)
-def sin(result, x):
-    d[result] = d[x] * np.cos(x)
 
 
-@tangent(np.sinc)
-def sinc(result, x):
-    d[result] = d[x] * dsinc(x)
 
 
-@tangent(np.sinh)
-def sinh(result, x):
-    d[result] = d[x] * np.cosh(x)
 
-
-@tangent(np.sqrt)
-def sqrt(result, x):
-    d[result] = d[x] * 0.5 / result
-
-
-@tangent(np.square)
-def square(result, x):
-    d[result] = d[x] * 2.0 * x
-
-
-@tangent(np.tan)
-def tan(result, x):
-    d[result] = d[x] * (1.0 + result * result)
-
-
-@tangent(np.tanh)
-def tanh(result, x):
-    d[result] = d[x] * (1.0 - result * result)
 
 
 # ---- elementwise, two arguments --------------------------------------------
@@ -230,14 +122,6 @@ def hypot(result, x1, x2):
     d[result] = (d[x1] * x1 + d[x2] * x2) / result
 
 
-@tangent(np.logaddexp)
-def logaddexp(result, x1, x2):
-    d[result] = d[x1] * np.exp(x1 - result) + d[x2] * np.exp(x2 - result)
-
-
-@tangent(np.logaddexp2)
-def logaddexp2(result, x1, x2):
-    d[result] = d[x1] * np.exp2(x1 - result) + d[x2] * np.exp2(x2 - result)
 
 
 @tangent(np.maximum)
@@ -286,7 +170,7 @@ def where(result, condition, x, y):
 
 broadcasting(
     np.add, np.arctan2, np.divide, np.float_power, np.fmax, np.fmin, np.fmod,
-    np.hypot, np.logaddexp, np.logaddexp2, np.maximum, np.minimum, np.mod,
+    np.hypot, np.maximum, np.minimum, np.mod,
     np.multiply, np.power, np.subtract, np.clip, np.where,
 )
 

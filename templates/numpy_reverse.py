@@ -38,49 +38,13 @@ def abs(result, x):
     d[x] = np.real(d[result]) * abs_slope(x)
 
 
-@adjoint(np.arccos)
-def arccos(result, x):
-    d[x] = -d[result] / np.sqrt(1.0 - x * x)
 
 
-@adjoint(np.arccosh)
-def arccosh(result, x):
-    d[x] = d[result] / np.sqrt(x * x - 1.0)
 
 
-@adjoint(np.arcsin)
-def arcsin(result, x):
-    d[x] = d[result] / np.sqrt(1.0 - x * x)
 
 
-@adjoint(np.arcsinh)
-def arcsinh(result, x):
-    d[x] = d[result] / np.sqrt(x * x + 1.0)
 
-
-@adjoint(np.arctan)
-def arctan(result, x):
-    d[x] = d[result] / (1.0 + x * x)
-
-
-@adjoint(np.arctanh)
-def arctanh(result, x):
-    d[x] = d[result] / (1.0 - x * x)
-
-
-@adjoint(np.cbrt)
-def cbrt(result, x):
-    d[x] = d[result] / (3.0 * result * result)
-
-
-@adjoint(np.cos)
-def cos(result, x):
-    d[x] = -d[result] * np.sin(x)
-
-
-@adjoint(np.cosh)
-def cosh(result, x):
-    d[x] = d[result] * np.sinh(x)
 
 
 @adjoint(np.deg2rad)
@@ -89,44 +53,12 @@ def deg2rad(result, x):
     d[x] = d[result] * (np.pi / 180.0)
 
 
-@adjoint(np.exp)
-def exp(result, x):
-    d[x] = d[result] * result
 
 
-@adjoint(np.exp2)
-def exp2(result, x):
-    d[x] = d[result] * result * 0.6931471805599453
 
 
-@adjoint(np.expm1)
-def expm1(result, x):
-    d[x] = d[result] * (result + 1.0)
 
 
-@adjoint(np.fabs)
-def fabs(result, x):
-    d[x] = d[result] * np.sign(x)
-
-
-@adjoint(np.log)
-def log(result, x):
-    d[x] = d[result] / x
-
-
-@adjoint(np.log10)
-def log10(result, x):
-    d[x] = d[result] / (x * 2.302585092994046)
-
-
-@adjoint(np.log1p)
-def log1p(result, x):
-    d[x] = d[result] / (1.0 + x)
-
-
-@adjoint(np.log2)
-def log2(result, x):
-    d[x] = d[result] / (x * 0.6931471805599453)
 
 
 @adjoint(np.nan_to_num)
@@ -134,14 +66,6 @@ def nan_to_num(result, x, copy=True, nan=0.0, posinf=None, neginf=None):
     d[x] = d[result] * np.isfinite(x)
 
 
-@adjoint(np.negative)
-def negative(result, x):
-    d[x] = -d[result]
-
-
-@adjoint(np.positive)
-def positive(result, x):
-    d[x] = d[result]
 
 
 @adjoint(np.rad2deg)
@@ -149,10 +73,6 @@ def positive(result, x):
 def rad2deg(result, x):
     d[x] = d[result] * (180.0 / np.pi)
 
-
-@adjoint(np.reciprocal)
-def reciprocal(result, x):
-    d[x] = -d[result] * result * result
 
 
 @adjoint(np.sign)
@@ -166,39 +86,11 @@ def sign(result, x):
         (np.abs(x) + (x == 0))
 
 
-@adjoint(np.sin)
-def sin(result, x):
-    d[x] = d[result] * np.cos(x)
 
 
-@adjoint(np.sinc)
-def sinc(result, x):
-    d[x] = d[result] * dsinc(x)
 
 
-@adjoint(np.sinh)
-def sinh(result, x):
-    d[x] = d[result] * np.cosh(x)
 
-
-@adjoint(np.sqrt)
-def sqrt(result, x):
-    d[x] = d[result] * 0.5 / result
-
-
-@adjoint(np.square)
-def square(result, x):
-    d[x] = d[result] * 2.0 * x
-
-
-@adjoint(np.tan)
-def tan(result, x):
-    d[x] = d[result] * (1.0 + result * result)
-
-
-@adjoint(np.tanh)
-def tanh(result, x):
-    d[x] = d[result] * (1.0 - result * result)
 
 
 # ---- elementwise, two arguments --------------------------------------------
@@ -254,16 +146,6 @@ def hypot(result, x1, x2):
     d[x2] = unbroadcast(d[result] * x2 / result, x2)
 
 
-@adjoint(np.logaddexp)
-def logaddexp(result, x1, x2):
-    d[x1] = unbroadcast(d[result] * np.exp(x1 - result), x1)
-    d[x2] = unbroadcast(d[result] * np.exp(x2 - result), x2)
-
-
-@adjoint(np.logaddexp2)
-def logaddexp2(result, x1, x2):
-    d[x1] = unbroadcast(d[result] * np.exp2(x1 - result), x1)
-    d[x2] = unbroadcast(d[result] * np.exp2(x2 - result), x2)
 
 
 @adjoint(np.maximum)

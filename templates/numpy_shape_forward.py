@@ -3,11 +3,15 @@
 These functions are linear, so the tangent of the result is the same
 function applied to the tangent of the array: ``np.flip(d[m], axis)``.
 The rest of the arguments (axes, shapes, indices) are passed unchanged.
-A sort or partition moves each tangent with its element.
+Most are one line each at the end (``linear``, from
+``tangent_ad.rule_table``); the templates are the rules that are not the
+function itself: a sort or partition moves each tangent with its
+element.
 """
 import numpy as np
 
 from tangent_ad.registry import tangent
+from tangent_ad.rule_table import linear
 from tangent_ad.runtime import c_concat, cast_like, r_concat, unsort
 
 d = None  # d[x] is the tangent of x; templates are parsed, never run
@@ -30,21 +34,6 @@ def atleast_3d(result, arys):
     d[result] = np.atleast_3d(*d[arys])
 
 
-@tangent(np.broadcast_to)
-def broadcast_to(result, array, shape):
-    d[result] = np.broadcast_to(d[array], shape)
-
-
-@tangent(np.expand_dims)
-def expand_dims(result, a, axis):
-    d[result] = np.expand_dims(d[a], axis)
-
-
-@tangent(np.ravel)
-def ravel(result, a, order="C"):
-    d[result] = np.ravel(d[a], order)
-
-
 @tangent(np.reshape)
 def reshape(result, a, shape, order="C"):
     d[result] = np.reshape(d[a], np.shape(result), order=order)
@@ -57,41 +46,12 @@ def squeeze(result, a, axis=None):
 
 # ---- permuting axes and elements -------------------------------------------
 
-@tangent(np.flip)
-def flip(result, m, axis=None):
-    d[result] = np.flip(d[m], axis)
-
-
-@tangent(np.fliplr)
-def fliplr(result, m):
-    d[result] = np.fliplr(d[m])
-
-
-@tangent(np.flipud)
-def flipud(result, m):
-    d[result] = np.flipud(d[m])
-
-
-@tangent(np.moveaxis)
-def moveaxis(result, a, source, destination):
-    d[result] = np.moveaxis(d[a], source, destination)
-
 
 @tangent(np.partition)
 def partition(result, a, kth, axis=-1, kind="introselect"):
     """The k-th smallest element of the result gets the tangent of the
     k-th smallest element of `a` (``unsort`` with the roles swapped)."""
     d[result] = unsort(d[a], result, a, axis)
-
-
-@tangent(np.roll)
-def roll(result, a, shift, axis=None):
-    d[result] = np.roll(d[a], shift, axis)
-
-
-@tangent(np.rollaxis)
-def rollaxis(result, a, axis, start=0):
-    d[result] = np.rollaxis(d[a], axis, start)
 
 
 @tangent(np.rot90)
@@ -104,51 +64,7 @@ def sort(result, a, axis=-1, kind=None):
     d[result] = np.take_along_axis(d[a], np.argsort(a, axis, kind), axis)
 
 
-@tangent(np.swapaxes)
-def swapaxes(result, a, axis1, axis2):
-    d[result] = np.swapaxes(d[a], axis1, axis2)
-
-
-@tangent(np.transpose)
-def transpose(result, a, axes=None):
-    d[result] = np.transpose(d[a], axes)
-
-
 # ---- joining and splitting -------------------------------------------------
-
-@tangent(np.array_split)
-def array_split(result, ary, indices_or_sections, axis=0):
-    d[result] = np.array_split(d[ary], indices_or_sections, axis)
-
-
-@tangent(np.split)
-def split(result, ary, indices_or_sections, axis=0):
-    d[result] = np.split(d[ary], indices_or_sections, axis)
-
-
-@tangent(np.dsplit)
-def dsplit(result, ary, indices_or_sections):
-    d[result] = np.dsplit(d[ary], indices_or_sections)
-
-
-@tangent(np.hsplit)
-def hsplit(result, ary, indices_or_sections):
-    d[result] = np.hsplit(d[ary], indices_or_sections)
-
-
-@tangent(np.vsplit)
-def vsplit(result, ary, indices_or_sections):
-    d[result] = np.vsplit(d[ary], indices_or_sections)
-
-
-@tangent(np.column_stack)
-def column_stack(result, tup):
-    d[result] = np.column_stack(d[tup])
-
-
-@tangent(np.concatenate)
-def concatenate(result, arrays, axis=0):
-    d[result] = np.concatenate(d[arrays], axis)
 
 
 @tangent(r_concat)
@@ -159,21 +75,6 @@ def r_concat_rule(result, items):  # named so as not to hide r_concat
 @tangent(c_concat)
 def c_concat_rule(result, items):
     d[result] = c_concat(d[items])
-
-
-@tangent(np.dstack)
-def dstack(result, tup):
-    d[result] = np.dstack(d[tup])
-
-
-@tangent(np.hstack)
-def hstack(result, tup):
-    d[result] = np.hstack(d[tup])
-
-
-@tangent(np.stack)
-def stack(result, arrays, axis=0):
-    d[result] = np.stack(d[arrays], axis)
 
 
 @tangent(np.vstack)
@@ -205,26 +106,7 @@ def real_if_close(result, a, tol=100):
     d[result] = cast_like(d[a], result)
 
 
-@tangent(np.repeat)
-def repeat(result, a, repeats, axis=None):
-    d[result] = np.repeat(d[a], repeats, axis)
-
-
-@tangent(np.tile)
-def tile(result, A, reps):
-    d[result] = np.tile(d[A], reps)
-
-
 # ---- selecting -------------------------------------------------------------
-
-@tangent(np.diag)
-def diag(result, v, k=0):
-    d[result] = np.diag(d[v], k)
-
-
-@tangent(np.diagonal)
-def diagonal(result, a, offset=0, axis1=0, axis2=1):
-    d[result] = np.diagonal(d[a], offset, axis1, axis2)
 
 
 @tangent(np.take)
@@ -242,11 +124,35 @@ def trace(result, a, offset=0, axis1=0, axis2=1):
     d[result] = np.trace(d[a], offset, axis1, axis2)
 
 
-@tangent(np.tril)
-def tril(result, m, k=0):
-    d[result] = np.tril(d[m], k)
+# ---- linear functions: the tangent is the function of the tangent ----------
 
-
-@tangent(np.triu)
-def triu(result, m, k=0):
-    d[result] = np.triu(d[m], k)
+linear(
+    globals(),
+    "np.flip(m, axis=None)",
+    "np.fliplr(m)",
+    "np.flipud(m)",
+    "np.moveaxis(a, source, destination)",
+    "np.roll(a, shift, axis=None)",
+    "np.rollaxis(a, axis, start=0)",
+    "np.swapaxes(a, axis1, axis2)",
+    "np.transpose(a, axes=None)",
+    "np.expand_dims(a, axis)",
+    "np.broadcast_to(array, shape)",
+    'np.ravel(a, order="C")',
+    "np.array_split(ary, indices_or_sections, axis=0)",
+    "np.split(ary, indices_or_sections, axis=0)",
+    "np.dsplit(ary, indices_or_sections)",
+    "np.hsplit(ary, indices_or_sections)",
+    "np.vsplit(ary, indices_or_sections)",
+    "np.column_stack(tup)",
+    "np.concatenate(arrays, axis=0)",
+    "np.dstack(tup)",
+    "np.hstack(tup)",
+    "np.stack(arrays, axis=0)",
+    "np.repeat(a, repeats, axis=None)",
+    "np.tile(A, reps)",
+    "np.diag(v, k=0)",
+    "np.diagonal(a, offset=0, axis1=0, axis2=1)",
+    "np.tril(m, k=0)",
+    "np.triu(m, k=0)",
+)

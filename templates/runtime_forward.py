@@ -36,8 +36,9 @@ from tangent_ad.runtime import (
     jvp_abs_slope, jvp_einsum, jvp_grad_cholesky, jvp_grad_eigh, jvp_grad_einsum, jvp_grad_norm,
     jvp_jvp_einsum,
     jvp_grad_solve_rhs, jvp_mean, linspace_fraction, matrix_transpose, segment_length,
-    tangent_array, trigamma, unarray, unatleast, uncumsum, unconcatenate, undiag, undiagonal,
-    undiff, unconverted, unindex, unindex_container, iterated_tangent, uniterated, unpad, unreduce,
+    tangent_array, trigamma, unarray, unatleast, unblock_diag, uncumsum, unconcatenate, undiag,
+    undiagonal, undiff, unconverted, unindex, unindex_container, iterated_tangent, uniterated,
+    unpad, unreduce,
     unreduce_max, unaverage, unplus, unreduce_mean, unreduce_median, unreduce_var, unrepeat,
     untimes, unweights, weights_like, unrollaxis, unsort, unstack, unsum, untake,
     untake_along_axis, untile, unbroadcast, zero_tangent, zeroed,
@@ -248,6 +249,11 @@ def unrollaxis_rule(result, g, x, axis, start=0):
 @tangent(unatleast)
 def unatleast_rule(result, g, arys):
     d[result] = unatleast(d[g], arys)
+
+
+@tangent(unblock_diag)
+def unblock_diag_rule(result, g, arrs):
+    d[result] = unblock_diag(d[g], arrs)
 
 
 @tangent(zeros_like)

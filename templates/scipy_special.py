@@ -8,7 +8,7 @@ NumPy and ``tangent_ad.runtime``; ``digamma`` there is written in NumPy.
 import numpy as np
 
 from tangent_ad.registry import adjoint
-from tangent_ad.runtime import digamma, unbroadcast, unreduce
+from tangent_ad.runtime import unbroadcast, unreduce
 
 try:
     from scipy import special
@@ -20,29 +20,9 @@ d = None  # d[x] is the adjoint of x; templates are parsed, never run
 
 if special is not None:
 
-    @adjoint(special.erf)
-    def erf(result, x):
-        d[x] = d[result] * 1.1283791670955126 * np.exp(-x * x)
-
-    @adjoint(special.erfc)
-    def erfc(result, x):
-        d[x] = -d[result] * 1.1283791670955126 * np.exp(-x * x)
-
-    @adjoint(special.expit)
-    def expit(result, x):
-        d[x] = d[result] * result * (1.0 - result)
-
-    @adjoint(special.gammaln)
-    def gammaln(result, x):
-        d[x] = d[result] * digamma(x)
-
     @adjoint(special.log_softmax)
     def log_softmax(result, x, axis=None):
         d[x] = d[result] - np.exp(result) * np.sum(d[result], axis, keepdims=True)
-
-    @adjoint(special.logit)
-    def logit(result, x):
-        d[x] = d[result] / (x * (1.0 - x))
 
     @adjoint(special.logsumexp)
     def logsumexp(result, a, axis=None, b=1.0, keepdims=False):
@@ -55,8 +35,3 @@ if special is not None:
     @adjoint(special.softmax)
     def softmax(result, x, axis=None):
         d[x] = result * (d[result] - np.sum(d[result] * result, axis, keepdims=True))
-
-    @adjoint(special.xlogy)
-    def xlogy(result, x1, x2):
-        d[x1] = unbroadcast(d[result] * np.log(x2), x1)
-        d[x2] = unbroadcast(d[result] * x1 / x2, x2)

@@ -4,7 +4,7 @@
 tangents ``d[a]``, ``d[b]`` of its operands: a sum of one term per
 operand. An operand without a tangent (a constant, a value that does not
 vary) is a symbolic zero and its term is left out (see
-``tangent_ad.ad.templates``), so ``x * 2.0`` gets ``dx * 2.0``. Reading
+``tangent_ad.templating.templates``), so ``x * 2.0`` gets ``dx * 2.0``. Reading
 ``x[i]`` is written as indexing in the generated code, ``dx[i]``.
 """
 import operator

@@ -19,8 +19,8 @@ import operator
 
 import numpy as np
 
-from tangent_ad.runtime import appended, c_concat, concatenated, iterated, r_concat, repeated, updated
-from tangent_ad.runtime.arrays import size_of
+from tangent_ad.runtime import (
+    appended, c_concat, concatenated, iterated, r_concat, repeated, size_of, updated)
 from tangent_ad.runtime.ordering import extreme_index, reversed_indices, sort_order
 
 try:
@@ -212,6 +212,7 @@ SPECS = [
     *binary(np.subtract, "np.subtract(x, y)"),
     *binary(np.arctan2, "np.arctan2(x, y)", domain={"y": POSITIVE}),
     Spec(np.arctan2, "np.arctan2(x, y)", x=(2, 3), y=(2, 3), domain={"y": (-2.0, -0.5)}),
+    *binary(np.copysign, "np.copysign(x, y)", domain={"y": (-2.0, -0.5)}),
     Spec(np.divide, "np.true_divide(x, y)", x=(3, 2), y=(2,), domain={"y": POSITIVE}),
     *binary(np.float_power, "np.float_power(x, y)", domain={"x": POSITIVE}),
     *binary(np.fmax, "np.fmax(x, y)"),
@@ -678,10 +679,10 @@ SPECS = [
     Spec(np.sign, "np.sign(x) * x", x=None),
     Spec(np.trunc, "np.trunc(x) * x", x=(3, 2), domain=(-2.4, 2.4)),
     Spec(np.ndim, "x * np.ndim(x)", x=(3, 2)),
+    Spec(size_of, "x * x.size", x=(3, 2)),  # the attribute reads the runtime helper
     Spec(np.ones_like, "x * np.ones_like(y)", x=(3, 2), y=(3, 2)),
     Spec(np.shape, "np.reshape(x, np.shape(y)) * y", x=(6,), y=(2, 3)),
     Spec(np.size, "np.zeros_like(x) + x * np.size(x)", x=(3, 2)),
-    Spec(size_of, "x * x.size", x=(3, 2)),  # x.size is the runtime's size_of(x)
     Spec(np.zeros_like, "np.zeros_like(x) + y", x=(3, 2), y=(3, 2)),
     Spec(np.equal, "x * np.equal(np.sign(x), 1.0)", x=(4,)),
     Spec(np.greater, "np.where(np.greater(x, y), x, y)", x=(3, 2), y=(1, 2)),
@@ -842,3 +843,9 @@ SPECS = [
     Spec(np.var, "x.var()", x=(3, 4)),
     *SCIPY_SPECS,
 ]
+
+# ---- SciPy (special, stats, linalg): a module of its own ----------------------
+from rule_specs_scipy import SECOND_ORDER_KEYS as SCIPY_SECOND_ORDER_KEYS  # noqa: E402
+from rule_specs_scipy import SPECS as SCIPY_RULE_SPECS  # noqa: E402
+
+SPECS += SCIPY_RULE_SPECS

@@ -26,11 +26,7 @@ from tangent_ad.testing import check_jvp, random_args
 
 from rule_specs import NAMESPACE, SPECS
 
-FORWARD_XFAIL = {  # spec id -> {dtype name: reason}, or a reason for both
-    "scipy.special.xlogy(x, y) [x=float, y=(3,)]": {"float32": (
-        "dtype: SciPy's xlogy of a Python float and a float32 array is "
-        "float64; its tangent, computed with NumPy, is float32")},
-}
+FORWARD_XFAIL = {}  # spec id -> {dtype name: reason}, or a reason for both
 
 MODULE_HEADER = '''\
 """Written by tests/test_forward_rules.py: one function per rule spec."""

@@ -31,7 +31,7 @@ from tangent_ad.registry import REGISTRY
 from tangent_ad.runtime import c_concat, r_concat
 from tangent_ad.testing import check_grads, check_jvp, random_args
 
-from rule_specs import NAMESPACE, SPECS
+from rule_specs import NAMESPACE, SCIPY_SECOND_ORDER_KEYS, SPECS
 
 special = getattr(NAMESPACE.get("scipy"), "special", None)
 
@@ -265,7 +265,8 @@ SECOND_ORDER_KEYS = (np.average, np.sign, np.std, np.var, np.power, operator.pow
                      np.convolve,
                      np.fft.fft, np.fft.ifft, np.fft.fft2, np.fft.ifft2, np.fft.fftn, np.fft.ifftn,
                      np.fft.rfft, np.fft.rfft2, np.fft.rfftn, np.fft.irfft, np.fft.irfft2,
-                     np.fft.irfftn, np.fft.fftshift, np.fft.ifftshift)
+                     np.fft.irfftn, np.fft.fftshift, np.fft.ifftshift,
+                     *SCIPY_SECOND_ORDER_KEYS)
 
 
 # np.linalg.svd has second derivatives of its singular values alone

@@ -41,7 +41,7 @@ import inspect
 import gast
 import numpy as np
 
-from tangent_ad.ad import calls, containers, forward_closures, forward_templates, templates
+from tangent_ad.ad import calls, containers, forward_closures
 from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.frontend.closures import LocalFunction
 from tangent_ad.hooks import checkpoint
@@ -50,6 +50,7 @@ from tangent_ad.nodes import STACK, assign, call, const, name, pop, push, reads,
 from tangent_ad.optimize.shapes import ShapeClasses
 from tangent_ad.runtime.structures import concatenated, repeated
 from tangent_ad.registry import REGISTRY
+from tangent_ad.templating import forward_templates, templates
 
 
 def register(unit, func, wrt, statics=()):
@@ -299,9 +300,9 @@ class _Forward:
         templates.load_globals(template, self.ctx.namespace)
         args, keywords = templates.operands(value)
         bound = templates.bind(template, func, args, keywords, where=where)
-        given = [a.value if isinstance(a, gast.Starred) else a for a in args] + \
-            [k.value for k in keywords]
-        omitted = [p for p, atom in bound.items() if not any(atom is g for g in given)]
+        templates.refuse_arguments(func, REGISTRY.refused_arguments(func), bound,
+                                   lambda atom: self.tangent_of(atom) is not None, where)
+        omitted = templates.omitted_parameters(bound, args, keywords)
         temporaries, tangent, dropped = forward_templates.expand_tangent(
             template, bound, name(target), self.tangent_of, self.namer.fresh, omitted)
         if tangent is None:

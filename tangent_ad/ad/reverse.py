@@ -22,13 +22,14 @@ defined.
 """
 import gast
 
-from tangent_ad.ad import calls, checkpointing, containers, output_check, saving, templates
+from tangent_ad.ad import calls, checkpointing, containers, output_check, saving
 from tangent_ad.errors import InternalError, UnsupportedSyntaxError
 from tangent_ad.frontend import generated
 from tangent_ad.naming import COMPLEX_NOTE
 from tangent_ad.nodes import STACK, assign, call, comment, const, name, pop, walk
 from tangent_ad.registry import REGISTRY
 from tangent_ad.runtime.structures import concatenated, repeated
+from tangent_ad.templating import templates
 
 OUTPUT_ADJOINT = "bresult"
 
@@ -198,8 +199,11 @@ class _Reverse:
         templates.load_globals(template, self.ctx.namespace)
         args, keywords = templates.operands(value)
         bound = templates.bind(template, func, args, keywords, where=where)
+        templates.refuse_arguments(func, REGISTRY.refused_arguments(func), bound,
+                                   lambda atom: self.adjoint_of(atom) is not None, where)
         return templates.expand(template, bound, name(target), self.adjoint_of,
-                                self.namer.fresh)
+                                self.namer.fresh,
+                                templates.omitted_parameters(bound, args, keywords))
 
     def literal_expansion(self, value, target):
         """``t = (a, b)``: the adjoint of each element is its entry of bt."""

@@ -8,7 +8,8 @@ Rewrites, each keeping values, shapes and dtypes:
 * ``e * 1``, ``1 * e``, ``e / 1``, ``e ** 1``, ``e + 0``-free forms, ``-(-e)``;
 * ``unbroadcast(e, x)`` -> ``e`` where ``e`` provably has ``x``'s shape
   (see `ShapeClasses`);
-* ``unreduce(g, x, None, False)`` -> ``np.full_like(x, g)`` and the same
+* ``unreduce(g, x, None, False)`` (or ``unreduce(g, x)``, its defaults
+  left out) -> ``np.full_like(x, g)`` and the same
   for ``unreduce_mean`` (a full reduction spreads a scalar);
 * calls that only read a shape (``np.full_like(t2, g)``) read it from the
   earliest name with that shape and dtype (``t`` when ``t2 = t * 2.0``),
@@ -217,9 +218,10 @@ class _Simplifier:
         if name == "unbroadcast" and len(args) == 2 and \
                 self.shapes.same(args[0], args[1]):
             return args[0]
-        if name in ("unreduce", "unreduce_mean") and len(args) == 4 and \
-                isinstance(args[2], gast.Constant) and args[2].value is None and \
-                isinstance(args[3], gast.Constant) and args[3].value is False:
+        if name in ("unreduce", "unreduce_mean") and not node.keywords and (len(args) == 2 or (
+                len(args) == 4 and
+                isinstance(args[2], gast.Constant) and args[2].value is None and
+                isinstance(args[3], gast.Constant) and args[3].value is False)):
             fill, like = args[0], self._shape_source(args[1])
             if name == "unreduce_mean":
                 fill = gast.BinOp(left=fill, op=gast.Div(), right=gast.Call(

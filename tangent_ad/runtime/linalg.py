@@ -234,7 +234,7 @@ def grad_einsum(g, operands):
         for c in sorted(set(inputs[k]) - set("".join(subs))):
             subs.append(c)
             values.append(np.ones(sizes[c], dtype=dtype))
-        grad = np.einsum(",".join(subs) + "->" + target, *values)
+        grad = np.einsum(",".join(subs) + "->" + target, *values, optimize=True)
         grads.append(unbroadcast(grad, x))
     return grads
 
@@ -327,9 +327,25 @@ def grad_cholesky(g, lower, upper=False):
         g, lower = matrix_transpose(g), matrix_transpose(lower)
     inner = np.tril(np.matmul(matrix_transpose(lower), g))
     inner = inner - 0.5 * inner * np.eye(np.shape(lower)[-1], dtype=inner.dtype)
-    inverse = np.linalg.inv(lower)
-    s = np.matmul(np.matmul(matrix_transpose(inverse), inner), inverse)
+    # s = L^-T inner L^-1, by two solves with the triangular L^T (no inverse)
+    upper_factor = matrix_transpose(lower)
+    half = _solve_upper(upper_factor, inner)
+    s = matrix_transpose(_solve_upper(upper_factor, matrix_transpose(half)))
     return 0.5 * (s + matrix_transpose(s))
+
+
+def _solve_upper(u, b):
+    """u^-1 b for upper-triangular (stacks of) `u`: back substitution by
+    SciPy's solve_triangular for NumPy matrices when SciPy is installed,
+    else NumPy's solve (which other array types dispatch)."""
+    if type(u) is np.ndarray and type(b) is np.ndarray and u.ndim == 2 and b.ndim == 2:
+        try:  # imported here: SciPy is optional, and slow to import
+            from scipy.linalg import solve_triangular
+        except ImportError:
+            pass
+        else:
+            return solve_triangular(u, b, lower=False, check_finite=False)
+    return np.linalg.solve(u, b)
 
 
 def grad_eigh(g, result):

@@ -6,7 +6,7 @@ from tangent_ad.runtime.arrays import scatter_add, size_of, zeros_from
 from tangent_ad.runtime.boundary import cast_like
 from tangent_ad.runtime.core import _like
 
-__all__ = ["r_concat", "c_concat", "unatleast", "unconcatenate", "unstack", "untile", "unrepeat", "unpad", "undiagonal", "undiag", "untake", "untake_along_axis", "unarray", "unsort", "unrollaxis", "linspace_fraction"]
+__all__ = ["r_concat", "c_concat", "unatleast", "unblock_diag", "unconcatenate", "unstack", "untile", "unrepeat", "unpad", "undiagonal", "undiag", "untake", "untake_along_axis", "unarray", "unsort", "unrollaxis", "linspace_fraction"]
 
 
 def r_concat(items):
@@ -258,3 +258,19 @@ def unatleast(g, arys):
     if len(arys) == 1:
         return (_like(np.reshape(g, np.shape(arys[0])), arys[0]),)
     return tuple(_like(np.reshape(gi, np.shape(a)), a) for gi, a in zip(g, arys))
+
+
+def unblock_diag(g, arrs):
+    """Adjoints of the arrays in ``scipy.linalg.block_diag(*arrs)``: each
+    its block of `g` (a 1-D array is a block of one row, a number one of
+    one element), reshaped back.
+
+    >>> unblock_diag(np.arange(9.0).reshape(3, 3), (np.zeros((1, 1)), np.zeros(2)))
+    (array([[0.]]), array([4., 5.]))
+    """
+    out, row, col = [], 0, 0
+    for a in arrs:
+        rows, cols = np.shape(np.atleast_2d(a))
+        out.append(_like(np.reshape(g[row:row + rows, col:col + cols], np.shape(a)), a))
+        row, col = row + rows, col + cols
+    return tuple(out)

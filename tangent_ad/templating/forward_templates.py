@@ -12,8 +12,9 @@ import copy
 
 import gast
 
-from tangent_ad.ad.templates import _is_d, _substitute, parse
 from tangent_ad.nodes import walk
+from tangent_ad.templating.templates import (  # noqa: F401 (zero_value: forward.py reads it here)
+    _is_d, _substitute, drop_defaults, mark_defaults, parse, zero_value)
 
 
 def expand_tangent(template, bound, result, tangent_of, fresh, omitted=()):
@@ -34,12 +35,7 @@ def expand_tangent(template, bound, result, tangent_of, fresh, omitted=()):
     (broadcastable) shape than the result.
     """
     _, _, body = parse(template)
-    env = dict(bound, result=result)
-    defaults = {}
-    for param in omitted:
-        marker = f"__tangent_ad_default_{param}__"
-        defaults[marker], env[param] = env[param], gast.Name(
-            id=marker, ctx=gast.Load(), annotation=None, type_comment=None)
+    env, defaults = mark_defaults(dict(bound, result=result), omitted)
     linear = _Linear(env, tangent_of)
     temporaries, tangent = [], _ZERO
     for stmt in body:
@@ -56,35 +52,10 @@ def expand_tangent(template, bound, result, tangent_of, fresh, omitted=()):
                 linear.carrying.add(target.id)
             linear.renames[target.id] = fresh(target.id)
             temporaries.append((linear.renames[target.id], value))
-    temporaries = [(n, _DropDefaults(defaults).visit(e)) for n, e in temporaries]
-    tangent = None if tangent is _ZERO else _DropDefaults(defaults).visit(tangent)
+    namespace = getattr(template, "__globals__", {})
+    temporaries = [(n, drop_defaults(e, defaults, namespace)) for n, e in temporaries]
+    tangent = None if tangent is _ZERO else drop_defaults(tangent, defaults, namespace)
     return temporaries, tangent, linear.dropped
-
-
-class _DropDefaults(gast.NodeTransformer):
-    """Leave defaulted arguments out of calls (trailing positional ones
-    and keywords); anywhere else, write the default value."""
-
-    def __init__(self, defaults):
-        self.defaults = defaults
-
-    def is_default(self, node):
-        return isinstance(node, gast.Name) and node.id in self.defaults
-
-    def visit_Call(self, node):
-        if isinstance(node.func, gast.Name) and node.func.id == "zeros_like" and \
-                len(node.args) == 1 and self.is_default(node.args[0]):
-            # the zero tangent of a defaulted argument: the zero of its default
-            return zero_value(self.defaults[node.args[0].id])
-        node.keywords = [k for k in node.keywords if not self.is_default(k.value)]
-        while node.args and self.is_default(node.args[-1]):
-            node.args.pop()
-        return self.generic_visit(node)
-
-    def visit_Name(self, node):
-        if self.is_default(node):
-            return copy.deepcopy(self.defaults[node.id])
-        return node
 
 
 _ZERO = object()  # a symbolic zero tangent
@@ -175,16 +146,3 @@ class _Linear:
                 return ref
 
         return Zeros().visit(copy.deepcopy(node))
-
-
-def zero_value(atom):
-    """The zero tangent of `atom`, written out: ``0.0`` for a number,
-    ``None`` for another constant (a string has no tangent), else
-    ``zeros_like(atom)``."""
-    if isinstance(atom, gast.Constant):
-        number = isinstance(atom.value, (int, float, complex)) and \
-            not isinstance(atom.value, bool)
-        return gast.Constant(value=0.0 if number else None, kind=None)
-    return gast.Call(func=gast.Name(id="zeros_like", ctx=gast.Load(), annotation=None,
-                                    type_comment=None),
-                     args=[copy.deepcopy(atom)], keywords=[])

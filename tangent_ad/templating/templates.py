@@ -38,7 +38,8 @@ import types
 
 import gast
 
-from tangent_ad.errors import InternalError, TemplateError, UnsupportedSyntaxError
+from tangent_ad.errors import (
+    InternalError, NoDerivativeError, TemplateError, UnsupportedSyntaxError)
 from tangent_ad.nodes import call, clone, name, walk
 
 _NO_DEFAULT = object()
@@ -149,18 +150,22 @@ def _name(callee):
     return getattr(callee, "__name__", repr(callee))
 
 
-def expand(template, bound, result, adjoint_of, fresh):
+def expand(template, bound, result, adjoint_of, fresh, omitted=()):
     """Instantiate `template` for one call.
 
     `bound` maps parameters to atoms, `result` is the Name the call was
     assigned to, `adjoint_of(atom)` gives the adjoint name of an active
     atom (None for an inactive one) and `fresh(base)` gives a new name for
-    a template temporary. Returns a list of ``(target, expression)``:
-    target is ``("adjoint", var)`` for a contribution to the adjoint of
-    the variable ``var``, or ``("local", name)`` for a temporary.
+    a template temporary. `omitted` names the parameters the call left at
+    their defaults: they are left out of the template's calls where they
+    can be (see `mark_defaults`), as in forward mode. Returns a list of
+    ``(target, expression)``: target is ``("adjoint", var)`` for a
+    contribution to the adjoint of the variable ``var``, or
+    ``("local", name)`` for a temporary.
     """
     _, _, body = parse(template)
-    env = dict(bound, result=result)
+    env, defaults = mark_defaults(dict(bound, result=result), omitted)
+    namespace = getattr(template, "__globals__", {})
     renames = {}
     out = []
     for stmt in body:
@@ -171,19 +176,121 @@ def expand(template, bound, result, adjoint_of, fresh):
                                 "assignments are allowed")
         target = stmt.targets[0]
         if _is_d(target):
-            atom = env.get(target.slice.id)
+            atom = bound.get(target.slice.id, result if target.slice.id == "result" else None)
             if atom is None:
                 raise InternalError(f"template {template.__name__}: d[{target.slice.id}] "
                                     "names no parameter")
             if adjoint_of(atom) is None:
                 continue
-            out.append((("adjoint", atom.id),
-                        _substitute(stmt.value, env, renames, adjoint_of)))
+            out.append((("adjoint", atom.id), drop_defaults(
+                _substitute(stmt.value, env, renames, adjoint_of), defaults, namespace)))
         else:
-            value = _substitute(stmt.value, env, renames, adjoint_of)
+            value = drop_defaults(_substitute(stmt.value, env, renames, adjoint_of),
+                                  defaults, namespace)
             renames[target.id] = fresh(target.id)
             out.append((("local", renames[target.id]), value))
     return out
+
+
+def refuse_arguments(func, params, bound, differentiated, where):
+    """NoDerivativeError if a parameter in `params` (which `func`'s rule
+    cannot differentiate in) is bound to a value `differentiated(atom)`
+    says carries a derivative."""
+    for param in params:
+        if param in bound and differentiated(bound[param]):
+            raise NoDerivativeError(
+                f"{_name(func)} has no derivative rule with respect to its "
+                f"argument '{param}'",
+                hint=f"pass '{param}' as a constant, or wrap it in "
+                     "tangent_ad.stop_gradient", **where)
+
+
+def omitted_parameters(bound, args, keywords):
+    """The parameters of `bound` the call (`args`, `keywords`) left out,
+    bound to their defaults."""
+    given = [a.value if isinstance(a, gast.Starred) else a for a in args] + \
+        [k.value for k in keywords]
+    return [p for p, atom in bound.items() if not any(atom is g for g in given)]
+
+
+def mark_defaults(env, omitted):
+    """`env` with each omitted parameter bound to a marker name, and
+    ``{marker: default}``: `drop_defaults` then leaves the marker out of
+    calls whose function has the same default there, so
+    ``np.reshape(d[result], np.shape(a), order=order)`` reads
+    ``np.reshape(bt, np.shape(a))`` when the call did not pass `order`.
+    Both modes expand defaults this way."""
+    env, defaults = dict(env), {}
+    for param in omitted:
+        marker = f"__tangent_ad_default_{param}__"
+        defaults[marker], env[param] = env[param], name(marker)
+    return env, defaults
+
+
+def drop_defaults(expr, defaults, namespace):
+    """`expr` with a defaulted argument left out of a call (a keyword, or
+    a trailing positional one) where the function called, looked up in
+    the template's `namespace`, has the same default for that parameter;
+    everywhere else the default value is written out."""
+    return _DropDefaults(defaults, namespace).visit(expr) if defaults else expr
+
+
+class _DropDefaults(gast.NodeTransformer):
+
+    def __init__(self, defaults, namespace):
+        self.defaults = defaults
+        self.namespace = namespace
+
+    def is_default(self, node):
+        return isinstance(node, gast.Name) and node.id in self.defaults
+
+    def visit_Call(self, node):
+        if isinstance(node.func, gast.Name) and node.func.id == "zeros_like" and \
+                len(node.args) == 1 and self.is_default(node.args[0]):
+            # the zero tangent of a defaulted argument: the zero of its default
+            return zero_value(self.defaults[node.args[0].id])
+        parameters = self.parameters(node.func)
+        node.keywords = [k for k in node.keywords if not (
+            self.is_default(k.value) and self.same(parameters.get(k.arg), k.value))]
+        positional = [p for p in parameters.values()
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        while node.args and self.is_default(node.args[-1]) and \
+                len(node.args) <= len(positional) and \
+                self.same(positional[len(node.args) - 1], node.args[-1]):
+            node.args.pop()
+        return self.generic_visit(node)
+
+    def parameters(self, func):
+        """The parameters of the function `func` names, or {} if unknown."""
+        path = []
+        while isinstance(func, gast.Attribute):
+            path.append(func.attr)
+            func = func.value
+        if not isinstance(func, gast.Name):
+            return {}
+        value = self.namespace.get(func.id, getattr(builtins, func.id, None))
+        for attr in reversed(path):
+            value = getattr(value, attr, None)
+        signature = _signature(value) if value is not None else None
+        return dict(signature.parameters) if signature is not None else {}
+
+    def same(self, parameter, marker):
+        """Whether `parameter` defaults to the value the marker stands for
+        (NumPy's ``_NoValue`` default is its way of writing its own default)."""
+        if parameter is None or parameter.default is parameter.empty:
+            return False
+        default = self.defaults[marker.id]
+        if not isinstance(default, gast.Constant):
+            return False
+        if repr(parameter.default) == "<no value>":
+            return True
+        return type(parameter.default) is type(default.value) and \
+            parameter.default == default.value
+
+    def visit_Name(self, node):
+        if self.is_default(node):
+            return clone(self.defaults[node.id])
+        return node
 
 
 def _is_d(node):
@@ -320,3 +427,16 @@ def load_globals(template, namespace):
     for free in free_names(template):
         if free in template.__globals__:
             namespace.setdefault(free, template.__globals__[free])
+
+
+def zero_value(atom):
+    """The zero tangent of `atom`, written out: ``0.0`` for a number,
+    ``None`` for another constant (a string has no tangent), else
+    ``zeros_like(atom)``."""
+    if isinstance(atom, gast.Constant):
+        number = isinstance(atom.value, (int, float, complex)) and \
+            not isinstance(atom.value, bool)
+        return gast.Constant(value=0.0 if number else None, kind=None)
+    return gast.Call(func=gast.Name(id="zeros_like", ctx=gast.Load(), annotation=None,
+                                    type_comment=None),
+                     args=[clone(atom)], keywords=[])

@@ -1,0 +1,44 @@
+"""SciPy rules that refuse: an argument without a closed-form derivative
+(gammainc's a, a Bessel order), and scipy.stats' parameters passed by
+position. The derivatives themselves are checked by the rule table
+(tests/rule_specs_scipy.py)."""
+import numpy as np
+import pytest
+
+import tangent_ad as tad
+from tangent_ad.errors import NoDerivativeError, TangentADError
+
+special = pytest.importorskip("scipy.special")
+stats = pytest.importorskip("scipy.stats")
+
+
+def gammainc_in_a(a, x):
+    return np.sum(special.gammainc(a, x))
+
+
+def bessel_in_order(v, x):
+    return np.sum(special.jv(v, x))
+
+
+def norm_by_position(x, m):
+    return np.sum(stats.norm.logpdf(x, m))
+
+
+@pytest.mark.parametrize("make", [tad.grad, tad.jvp], ids=["grad", "jvp"])
+@pytest.mark.parametrize("f", [gammainc_in_a, bessel_in_order])
+def test_an_argument_without_a_closed_form_is_refused(f, make):
+    with pytest.raises(NoDerivativeError) as info:
+        make(f, wrt=(0,))
+    assert "with respect to its argument 'x1'" in str(info.value)
+    assert info.value.lineno is not None
+
+
+def test_the_other_argument_is_differentiated():
+    x = np.array([0.5, 1.5])
+    expected = np.exp(1.5 * np.log(x) - x) / special.gamma(2.5)
+    np.testing.assert_allclose(tad.grad(gammainc_in_a, wrt=(1,))(2.5, x), expected)
+
+
+def test_stats_parameters_by_position_are_refused():
+    with pytest.raises(TangentADError):
+        tad.grad(norm_by_position, wrt=(0, 1))
