@@ -10,7 +10,10 @@ scatter-add in a way each library supports.
 """
 import numpy as np
 
-__all__ = ["zeros_from", "scatter_add", "is_foreign_array", "as_array", "size_of"]
+from tangent_ad.errors import UnsupportedSyntaxError
+
+__all__ = ["zeros_from", "scatter_add", "is_foreign_array", "as_array", "size_of",
+           "numpy_cholesky"]
 
 _ndarray = np.ndarray
 
@@ -99,3 +102,16 @@ def _holds_foreign(t):
     if isinstance(t, (list, tuple)):
         return any(_holds_foreign(v) for v in t)
     return is_foreign_array(t)
+
+
+def numpy_cholesky(factor):
+    """`factor`, the result of ``np.linalg.cholesky``, after checking that
+    it has NumPy's meaning: Dask's ``np.linalg.cholesky`` returns the
+    *upper* factor (its own default), so the rules, written for NumPy's
+    lower one, would be silently wrong there."""
+    if is_foreign_array(factor) and type(factor).__module__.split(".")[0] == "dask":
+        raise UnsupportedSyntaxError(
+            "np.linalg.cholesky of a Dask array returns the upper factor (Dask's "
+            "default), not NumPy's lower one: its derivative is not taken",
+            hint="compute the (small) matrix first, e.g. np.linalg.cholesky(a.compute())")
+    return factor

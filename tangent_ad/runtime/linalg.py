@@ -8,6 +8,7 @@ and a gradient conjugates its results once at the end when it has to
 (``core.conj_complex``)."""
 import numpy as np
 
+from tangent_ad.runtime.arrays import numpy_cholesky
 from tangent_ad.runtime.core import _axes, _like, unbroadcast
 
 __all__ = ["grad_matmul_lhs", "grad_matmul_rhs", "grad_tensordot_lhs", "grad_tensordot_rhs", "grad_dot_lhs", "grad_dot_rhs", "grad_kron_lhs", "grad_kron_rhs", "grad_einsum", "matrix_transpose", "grad_solve_rhs", "grad_solve_lhs", "grad_cholesky", "grad_eigh"]
@@ -123,7 +124,7 @@ def grad_tensordot_lhs(g, a, b, axes=2):
     b_free = [i for i in range(np.ndim(b)) if i not in b_axes]
     ga = np.tensordot(g, b, axes=(list(range(len(a_free), np.ndim(g))), b_free))
     order = a_free + [a_axes[b_axes.index(i)] for i in sorted(b_axes)]
-    return _like(np.transpose(ga, np.argsort(order)), a)
+    return _like(np.transpose(ga, _inverse(order)), a)
 
 
 def grad_tensordot_rhs(g, a, b, axes=2):
@@ -139,7 +140,13 @@ def grad_tensordot_rhs(g, a, b, axes=2):
     b_free = [i for i in range(np.ndim(b)) if i not in b_axes]
     gb = np.tensordot(a, g, axes=(a_free, list(range(len(a_free)))))
     order = [b_axes[a_axes.index(i)] for i in sorted(a_axes)] + b_free
-    return _like(np.transpose(gb, np.argsort(order)), b)
+    return _like(np.transpose(gb, _inverse(order)), b)
+
+
+def _inverse(order):
+    """The permutation that undoes `order`, as a tuple of ints (other array
+    libraries take axes as Python ints, not as a NumPy array)."""
+    return tuple(int(i) for i in np.argsort(order))
 
 
 def _dot_axes(a, b):
@@ -323,6 +330,7 @@ def grad_cholesky(g, lower, upper=False):
     >>> grad_cholesky(np.array([[1.0]]), np.array([[2.0]]))
     array([[0.25]])
     """
+    lower = numpy_cholesky(lower)
     if upper:
         g, lower = matrix_transpose(g), matrix_transpose(lower)
     inner = np.tril(np.matmul(matrix_transpose(lower), g))

@@ -2,7 +2,7 @@
 max/min, var/std, cumulative sums, norms, median."""
 import numpy as np
 
-from tangent_ad.runtime.arrays import zeros_from
+from tangent_ad.runtime.arrays import is_foreign_array, zeros_from
 from tangent_ad.runtime.core import (
     _axes, _keep_dims, _like, unbroadcast, unreduce, unreduce_mean)
 
@@ -33,7 +33,7 @@ def weights_like(weights, a, axis=None):
     if np.shape(weights) == np.shape(a):
         return weights
     axes = _axes(axis, np.ndim(a))
-    order = np.argsort(axes)
+    order = tuple(int(i) for i in np.argsort(axes))
     shape = [1] * np.ndim(a)
     for k, ax in enumerate(axes):
         shape[ax] = np.shape(weights)[k]
@@ -52,7 +52,8 @@ def unweights(s, weights, axis=None):
     axes = _axes(axis, np.ndim(s))
     others = tuple(i for i in range(np.ndim(s)) if i not in axes)
     total = np.sum(s, axis=others) if others else s
-    return _like(np.transpose(total, np.argsort(np.argsort(axes))), weights)
+    return _like(np.transpose(total, tuple(int(i) for i in np.argsort(np.argsort(axes)))),
+                 weights)
 
 
 def unaverage(g, a, axis=None, weights=None, keepdims=False):
@@ -188,11 +189,15 @@ def unreduce_median(g, x, axis=None, keepdims=False):
     g = unreduce(g, x, axis, keepdims)
     g = np.ravel(g)[:1] if flat else np.reshape(np.moveaxis(g, axes, ends),
                                                 np.shape(values)[:-1] + (-1,))[..., :1]
-    out = zeros_from(g, np.shape(values))
-    for k in {(n - 1) // 2, n // 2}:
-        np.put_along_axis(out, order[..., k:k + 1],
-                          np.take_along_axis(out, order[..., k:k + 1], -1)
-                          + g / (2 if n % 2 == 0 else 1), -1)
+    share = g / (2 if n % 2 == 0 else 1)
+    if is_foreign_array(values):  # no writes into a Dask array: a mask of the middle ones
+        positions = np.arange(n)
+        out = sum((positions == order[..., k:k + 1]) * share for k in {(n - 1) // 2, n // 2})
+    else:
+        out = zeros_from(g, np.shape(values))
+        for k in {(n - 1) // 2, n // 2}:
+            np.put_along_axis(out, order[..., k:k + 1],
+                              np.take_along_axis(out, order[..., k:k + 1], -1) + share, -1)
     out = np.reshape(out, np.shape(x)) if flat else \
         np.moveaxis(np.reshape(out, np.shape(moved)), ends, axes)
     return _like(out, x)

@@ -136,8 +136,8 @@ def undiagonal(g, x, offset=0, axis1=0, axis2=1):
     n = np.shape(np.diagonal(out, offset, axis1, axis2))[-1]
     i = np.arange(n)
     rows, cols = (i, i + offset) if offset >= 0 else (i - offset, i)
-    np.moveaxis(out, (axis1, axis2), (-2, -1))[..., rows, cols] = g
-    return _like(out, x)
+    moved = scatter_add(np.moveaxis(out, (axis1, axis2), (-2, -1)), (..., rows, cols), g)
+    return _like(np.moveaxis(moved, (-2, -1), (axis1, axis2)), x)
 
 
 def undiag(g, v, k=0):
@@ -229,7 +229,7 @@ def unrollaxis(g, x, axis, start=0):
     axis, start = axis % n, start + n if start < 0 else start
     order = list(range(n))
     order.insert(start - 1 if axis < start else start, order.pop(axis))
-    return np.transpose(g, np.argsort(order))
+    return np.transpose(g, tuple(int(i) for i in np.argsort(order)))
 
 
 def linspace_fraction(samples, num, endpoint=True, axis=0):

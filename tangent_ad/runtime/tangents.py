@@ -8,7 +8,7 @@ module depends on NumPy only.
 """
 import numpy as np
 
-from tangent_ad.runtime.arrays import as_array, zeros_from
+from tangent_ad.runtime.arrays import as_array, numpy_cholesky, zeros_from
 from tangent_ad.runtime.core import _keep_dims, _like, dsinc
 from tangent_ad.runtime.linalg import grad_einsum, grad_solve_rhs, matrix_transpose
 from tangent_ad.runtime.linalg_tangents import jvp_singular_slope
@@ -146,6 +146,7 @@ def jvp_cholesky(t, factor, upper=False):
     ``dL = L phi(L^-1 dA L^-T)``, where ``phi`` keeps the lower triangle
     and halves the diagonal.
     """
+    factor = numpy_cholesky(factor)
     lower = _transpose(factor) if upper else factor
     part = np.triu if upper else np.tril
     sym = part(t) + _transpose(part(t, 1 if upper else -1))
