@@ -11,7 +11,7 @@ import inspect
 
 import numpy as np
 
-from tangent_ad import live, loader, pipeline, second_order
+from tangent_ad import callables, live, loader, pipeline, second_order
 from tangent_ad.optimize import staging
 from tangent_ad.registry import REGISTRY
 
@@ -59,11 +59,17 @@ def autodiff(func, mode="reverse", wrt=(0,), preserve_result=False,
     per `wrt` argument and returns ``(value, tangent of the value)``
     (`preserve_result` changes nothing: the value is always returned).
     """
+    bound = callables.bound(func)
+    if bound is not None:
+        names = bound.names(wrt)
+        return bound.wrap(autodiff(bound.function, mode, names, preserve_result,
+                                   optimized, verbose), "autodiff",
+                          trailing=len(names) if mode == "forward" else None)
     return _derivative(func, mode, wrt, preserve_result, optimized, verbose)
 
 
 def _derivative(func, mode, wrt, preserve_result, optimized, verbose, kind=None,
-                public=True):
+                public=True, has_aux=False):
     """`autodiff`, with the kind of the requested function (see pipeline).
 
     What it returns is cached, and reused while what it was generated
@@ -72,7 +78,7 @@ def _derivative(func, mode, wrt, preserve_result, optimized, verbose, kind=None,
     first call after such a change; the others are the generated
     functions themselves.
     """
-    options = (mode, bool(preserve_result), bool(optimized), kind, public)
+    options = (mode, bool(preserve_result), bool(optimized), kind, public, bool(has_aux))
     try:  # as asked: a hit costs no look at the signature
         cached = _CACHE.get((func, wrt) + options)
     except TypeError:  # an unhashable wrt, such as a list
@@ -96,7 +102,7 @@ def _derivative(func, mode, wrt, preserve_result, optimized, verbose, kind=None,
             target_wrt = tuple(second_order.caller_names(func, names))
         return pipeline.transform(target, wrt=target_wrt, mode=mode, optimized=optimized,
                                   preserve_result=preserve_result, verbose=verbose,
-                                  kind=kind)
+                                  kind=kind, has_aux=has_aux)
 
     names = _wrt_names(func, wrt)
     fn = generate()
@@ -128,10 +134,13 @@ def _product(func, mode, wrt, kind):
 REGISTRY.add_provider(lambda g: second_order.rule(g, _product))
 
 
-def grad(func=None, wrt=(0,), *, optimized=True, verbose=0):
+def grad(func=None, wrt=(0,), *, has_aux=False, optimized=True, verbose=0):
     """The gradient of scalar-valued `func` with respect to `wrt`.
 
     Works as a call or as a decorator (``@grad`` or ``@grad(wrt=(0, 1))``).
+    With ``has_aux=True``, `func` returns a pair ``(loss, aux)``: the
+    gradient is that of ``loss``, and the derivative returns
+    ``(gradient, aux)``, `aux` as `func` computed it (JAX's meaning).
 
     >>> import numpy as np
     >>> def f(x):
@@ -139,20 +148,42 @@ def grad(func=None, wrt=(0,), *, optimized=True, verbose=0):
     >>> df = grad(f)
     >>> float(df(0.0))
     1.0
+    >>> def g(x):
+    ...     return x ** 2, "note"
+    >>> grad(g, has_aux=True)(3.0)
+    (6.0, 'note')
     """
     if func is None:
-        return functools.partial(grad, wrt=wrt, optimized=optimized, verbose=verbose)
-    return autodiff(func, mode="reverse", wrt=wrt, optimized=optimized,
-                    verbose=verbose)
-
-
-def value_and_grad(func=None, wrt=(0,), *, optimized=True, verbose=0):
-    """Like `grad`, but the function returns ``(func(*args), gradient)``."""
-    if func is None:
-        return functools.partial(value_and_grad, wrt=wrt, optimized=optimized,
+        return functools.partial(grad, wrt=wrt, has_aux=has_aux, optimized=optimized,
                                  verbose=verbose)
-    return autodiff(func, mode="reverse", wrt=wrt, preserve_result=True,
-                    optimized=optimized, verbose=verbose)
+    bound = callables.bound(func)
+    if bound is not None:
+        return bound.wrap(grad(bound.function, bound.names(wrt), has_aux=has_aux,
+                               optimized=optimized, verbose=verbose), "grad")
+    if not has_aux:
+        return autodiff(func, mode="reverse", wrt=wrt, optimized=optimized,
+                        verbose=verbose)
+    both = _derivative(func, "reverse", wrt, True, optimized, verbose, has_aux=True)
+
+    def gradient_and_aux(*args, **kwargs):
+        (_, aux), gradient = both(*args, **kwargs)
+        return gradient, aux
+
+    return _wrapper(gradient_and_aux, both, func, "grad")
+
+
+def value_and_grad(func=None, wrt=(0,), *, has_aux=False, optimized=True, verbose=0):
+    """Like `grad`, but the function returns ``(func(*args), gradient)``;
+    with ``has_aux=True``, ``((loss, aux), gradient)``."""
+    if func is None:
+        return functools.partial(value_and_grad, wrt=wrt, has_aux=has_aux,
+                                 optimized=optimized, verbose=verbose)
+    bound = callables.bound(func)
+    if bound is not None:
+        return bound.wrap(value_and_grad(bound.function, bound.names(wrt), has_aux=has_aux,
+                                         optimized=optimized, verbose=verbose),
+                          "value_and_grad")
+    return _derivative(func, "reverse", wrt, True, optimized, verbose, has_aux=has_aux)
 
 
 def jvp(func=None, wrt=(0,), *, optimized=True, verbose=0):
@@ -173,6 +204,11 @@ def jvp(func=None, wrt=(0,), *, optimized=True, verbose=0):
     """
     if func is None:
         return functools.partial(jvp, wrt=wrt, optimized=optimized, verbose=verbose)
+    bound = callables.bound(func)
+    if bound is not None:
+        names = bound.names(wrt)
+        return bound.wrap(jvp(bound.function, names, optimized=optimized,
+                               verbose=verbose), "jvp", trailing=len(names))
     return autodiff(func, mode="forward", wrt=wrt, optimized=optimized,
                     verbose=verbose)
 
@@ -198,6 +234,11 @@ def vjp(func=None, wrt=(0,), *, optimized=True, verbose=0):
     """
     if func is None:
         return functools.partial(vjp, wrt=wrt, optimized=optimized, verbose=verbose)
+    bound = callables.bound(func)
+    if bound is not None:
+        names = bound.names(wrt)
+        return bound.wrap(vjp(bound.function, names, optimized=optimized,
+                               verbose=verbose), "vjp", trailing=1)
     return _derivative(func, "reverse", wrt, False, optimized, verbose, kind="vjp")
 
 
@@ -240,6 +281,11 @@ def hvp(func=None, wrt=0, *, optimized=True, verbose=0):
     """
     if func is None:
         return functools.partial(hvp, wrt=wrt, optimized=optimized, verbose=verbose)
+    bound = callables.bound(func)
+    if bound is not None:
+        names = bound.names(wrt)
+        return bound.wrap(hvp(bound.function, names, optimized=optimized,
+                               verbose=verbose), "hvp", trailing=len(names))
     names = _wrt_names(func, wrt)
     gradient = grad(func, wrt=names, optimized=optimized)
     product = _derivative(gradient, "forward", names, False, optimized, verbose,
@@ -275,6 +321,10 @@ def jacobian(func=None, wrt=0, *, optimized=True, verbose=0):
     """
     if func is None:
         return functools.partial(jacobian, wrt=wrt, optimized=optimized, verbose=verbose)
+    bound = callables.bound(func)
+    if bound is not None:
+        return bound.wrap(jacobian(bound.function, bound.names(wrt), optimized=optimized,
+                               verbose=verbose), "jacobian")
     (name,) = _single(func, wrt)
     position = _parameters(func).index(name)
     forward = jvp(func, wrt=(name,), optimized=optimized, verbose=verbose)
@@ -311,6 +361,10 @@ def hessian(func=None, wrt=0, *, optimized=True, verbose=0):
     """
     if func is None:
         return functools.partial(hessian, wrt=wrt, optimized=optimized, verbose=verbose)
+    bound = callables.bound(func)
+    if bound is not None:
+        return bound.wrap(hessian(bound.function, bound.names(wrt), optimized=optimized,
+                               verbose=verbose), "hessian")
     (name,) = _single(func, wrt)
     position = _parameters(func).index(name)
     product = hvp(func, wrt=name, optimized=optimized, verbose=verbose)

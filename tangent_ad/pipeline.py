@@ -13,7 +13,7 @@ from tangent_ad.ad import boundary, forward, reverse
 from tangent_ad.analysis import activity
 from tangent_ad.context import Context
 from tangent_ad.errors import InternalError, TangentADError, UnsupportedSyntaxError
-from tangent_ad.frontend import exits, normalize, resolve, source, validate
+from tangent_ad.frontend import aux, exits, normalize, resolve, source, validate
 from tangent_ad.limits import rounds
 from tangent_ad.live import Dependencies
 from tangent_ad.optimize import fixed_point
@@ -21,14 +21,14 @@ from tangent_ad.optimize import fixed_point
 # Functions of one unit (each round generates at least one): a call graph
 # that keeps growing, say a helper passing a new lambda to itself, stops here.
 MAX_FUNCTIONS = 256
-FRONTEND = (validate, resolve, normalize, exits, activity)
+FRONTEND = (validate, resolve, normalize, exits, aux, activity)
 # mode -> (differentiating stage, kind of the requested function, of its callees)
 MODES = {"reverse": (reverse, "gradient", "pullback"),
          "forward": (forward, "jvp", "jvp")}
 
 
 def transform(func, *, wrt, mode="reverse", optimized=True,
-              preserve_result=False, verbose=0, kind=None):
+              preserve_result=False, verbose=0, kind=None, has_aux=False):
     """Generate, load and return the derivative function of `func`.
 
     The derivative of a function that calls other Python functions is a
@@ -39,7 +39,9 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
     function conjugate its complex results (``reverse.py``). `kind` overrides
     the mode's kind of the requested function ("vjp": a reverse-mode
     derivative of any output, taking its cotangent; "hvp": a forward-mode
-    derivative of a gradient that returns the tangent only).
+    derivative of a gradient that returns the tangent only). With
+    `has_aux`, `func` returns ``(loss, aux)`` and the derivative is that of
+    ``loss``, with the pair as its value (``frontend/aux.py``).
     """
     options = dict(mode=mode, optimized=optimized, verbose=verbose)
     calls = {}
@@ -55,7 +57,8 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
         if mode == "forward" and kind == "jvp":  # a recursive call reuses it
             done.add(forward.register(calls, func, tuple(wrt)))
         tree, ctx = _generate(func, tuple(wrt), kind, calls,
-                              preserve_result=preserve_result, **options)
+                              preserve_result=preserve_result, has_aux=has_aux,
+                              **options)
         texts, namespace, contexts = [], dict(ctx.namespace), [ctx]
         defines = [tree.name]
         for _ in rounds("the set of called functions to differentiate", MAX_FUNCTIONS):
@@ -89,11 +92,12 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
 
 
 def _generate(func, wrt, kind, calls, *, mode, optimized, verbose,
-              preserve_result=False, static_args=None, callee=False):
+              preserve_result=False, static_args=None, callee=False, has_aux=False):
     """Run the stages on one function; return (derivative tree, context)."""
     ctx = Context(func=func, wrt=wrt, mode=mode, optimized=optimized,
                   preserve_result=preserve_result, verbose=verbose, kind=kind,
                   calls=calls, static_args=static_args or {}, callee=callee)
+    ctx.facts["has_aux"] = has_aux
     tree, ctx.info = source.parse_function(func)
     for stage in FRONTEND:
         tree = _stage(stage, tree, ctx)

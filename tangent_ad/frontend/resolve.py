@@ -146,6 +146,12 @@ def _function_scope(func):
     return scope, live, snapshot, cells
 
 
+def _user_method(obj):
+    """A method of a Python class bound to an object (or a classmethod)."""
+    return isinstance(obj, types.MethodType) and isinstance(obj.__func__, types.FunctionType) \
+        and getattr(obj.__func__, "__tangent_ad__", None) is None
+
+
 class _Dependencies:
     """Collects what the derivative's code depends on (see ``live.py``)."""
 
@@ -279,6 +285,9 @@ class _Resolver(gast.NodeVisitor):
             obj = METHODS[method]
             self.ctx.facts.setdefault("methods", set()).add(node)
             self.visit(node.func.value)
+        elif _user_method(obj):  # obj.method(x): the class's function, obj first
+            self._method_call(node, obj)
+            return
         else:
             obj = behind(obj)  # a derivative the user's code calls: its current code
             if self.ctx.mode == "forward" and hasattr(obj, "__tangent_ad_function__"):
@@ -288,16 +297,28 @@ class _Resolver(gast.NodeVisitor):
         for child in node.args + [k.value for k in node.keywords]:
             self.visit(child)
 
+    def _method_call(self, node, method):
+        """``model.loss(x)`` of a global `model` as ``Model_loss(model, x)``:
+        a call of the function ``Model.loss``, bound in the namespace."""
+        function = method.__func__
+        alias = "__tad_method_" + function.__qualname__.replace(".", "_").replace("<", "_") \
+            .replace(">", "_")
+        self.ctx.namespace[alias] = function
+        self.ctx.facts["dependencies"].generated(function)
+        receiver = node.func.value
+        node.func = gast.Name(id=alias, ctx=gast.Load(), annotation=None, type_comment=None)
+        node.args.insert(0, receiver)
+        self.ctx.resolved[node.func] = self.ctx.resolved[node] = function
+        for child in node.args + [k.value for k in node.keywords]:
+            self.visit(child)
+
     def visit_Attribute(self, node):
         obj = self.lookup(node)
         if obj is not _MISSING:
             self.ctx.resolved[node] = obj
-        elif node.attr not in ATTRIBUTES:
-            raise UnsupportedSyntaxError(
-                f"the attribute '.{node.attr}' of a local value is not "
-                "supported", hint="supported array attributes: " +
-                ", ".join(sorted(ATTRIBUTES)),
-                **self.ctx.where(node))
+        elif node.attr not in ATTRIBUTES:  # obj.W: a field (runtime.objects)
+            self.ctx.facts.setdefault("fields", set()).add(node)
+            self.visit(node.value)
         else:
             self.ctx.facts.setdefault("methods", set()).add(node)
             self.visit(node.value)

@@ -13,6 +13,8 @@ bookkeeping a reader can look up here:
   back (``unindex``), and the scalar-output check;
 * ``structures``: adjoints of tuples, lists and dicts, and the functional
   forms of ``append`` and item assignment;
+* ``objects``: attributes of dataclasses and user objects (``field``) and
+  their adjoints and tangents;
 * ``loops``: the segment length of a checkpointed loop;
 * ``tangents``: forward-mode helpers (zero tangents, broadcasting a
   tangent to its result's shape, tangents of decompositions);
@@ -25,17 +27,19 @@ bookkeeping a reader can look up here:
   operand of a product or a decomposition.
 """
 from tangent_ad.runtime import (
-    boundary, core, linalg, linalg_tangents, loops, reductions, shapes, structures, tangents)
+    boundary, core, linalg, linalg_tangents, loops, objects, reductions, shapes, structures,
+    tangents)
 from tangent_ad.runtime.boundary import *  # noqa: F401,F403
 from tangent_ad.runtime.core import *  # noqa: F401,F403
 from tangent_ad.runtime.linalg import *  # noqa: F401,F403
 from tangent_ad.runtime.linalg_tangents import *  # noqa: F401,F403
 from tangent_ad.runtime.loops import *  # noqa: F401,F403
+from tangent_ad.runtime.objects import *  # noqa: F401,F403
 from tangent_ad.runtime.reductions import *  # noqa: F401,F403
 from tangent_ad.runtime.shapes import *  # noqa: F401,F403
 from tangent_ad.runtime.structures import *  # noqa: F401,F403
 from tangent_ad.runtime.tangents import *  # noqa: F401,F403
 
-MODULES = (boundary, core, structures, loops, reductions, shapes, linalg, linalg_tangents,
+MODULES = (boundary, core, structures, objects, loops, reductions, shapes, linalg, linalg_tangents,
            tangents)
 __all__ = [name for module in MODULES for name in module.__all__]

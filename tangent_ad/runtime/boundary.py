@@ -13,6 +13,7 @@ integer on the way. A bool has no derivative and is refused.
 import numpy as np
 
 from tangent_ad.errors import InternalError, NonDifferentiableArgumentError
+from tangent_ad.runtime import objects
 
 __all__ = ["cast_like", "float_argument"]
 
@@ -101,7 +102,16 @@ def cast_like(g, x):
         return 0j if g is None else complex(np.asarray(g).reshape(()))
     if isinstance(x, np.generic) and x.dtype.kind in "biufc":
         return _array_like(g, x)[()]
+    if objects.is_object(x):  # fields that carry no derivative keep their value
+        if g is not None and not objects.is_object(g):
+            _not_object(g, x)
+        return objects.map_fields(lambda v, gv: cast_like(gv, v), x, g)
     return g  # not a number (a string, None, a function...): as it came
+
+
+def _not_object(g, x):
+    raise InternalError(f"a derivative of type {type(g).__name__} came out for a "
+                        f"{type(x).__name__} object")
 
 
 def _array_like(g, x):
