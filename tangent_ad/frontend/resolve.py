@@ -13,6 +13,7 @@ import operator
 import types
 
 import gast
+import numpy as np
 
 from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.frontend import closures, generated
@@ -31,6 +32,10 @@ BINARY_OPERATORS = {
 UNARY_OPERATORS = {gast.USub: operator.neg, gast.UAdd: operator.pos}
 
 _MISSING = object()
+# attributes only an array has: read as a field of an object, they would
+# fail when the derivative runs (names a field may well have are left out)
+_ARRAY_ONLY = frozenset(a for a in dir(np.ndarray) if not a.startswith("_")) - {
+    "data", "base", "dtype", "itemsize", "strides", "flags"}
 
 
 def run(tree, ctx):
@@ -316,6 +321,12 @@ class _Resolver(gast.NodeVisitor):
         obj = self.lookup(node)
         if obj is not _MISSING:
             self.ctx.resolved[node] = obj
+        elif node.attr not in ATTRIBUTES and node.attr in _ARRAY_ONLY:
+            raise UnsupportedSyntaxError(
+                f"the attribute '.{node.attr}' of a local value is not "
+                "supported", hint="supported array attributes: " +
+                ", ".join(sorted(ATTRIBUTES)),
+                **self.ctx.where(node))
         elif node.attr not in ATTRIBUTES:  # obj.W: a field (runtime.objects)
             self.ctx.facts.setdefault("fields", set()).add(node)
             self.visit(node.value)

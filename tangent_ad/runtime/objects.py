@@ -90,6 +90,11 @@ def field(obj, name):
     >>> field(namedtuple("P", "W b")(1.0, 2.0), "b")
     2.0
     """
+    if isinstance(obj, (np.ndarray, np.generic, numbers.Number)):
+        raise UnsupportedSyntaxError(
+            f"the attribute '.{name}' of a {type(obj).__name__} is read in the "
+            "differentiated function, and tangent_ad has no derivative for it",
+            hint="use a NumPy function instead (np.shape(x), np.real(x), ...)")
     return getattr(obj, name)
 
 
