@@ -284,8 +284,11 @@ class _Resolver(gast.NodeVisitor):
                 return
             if method not in METHODS:
                 raise UnsupportedSyntaxError(
-                    f"the method '.{method}()' is not supported",
-                    hint="supported array methods: " + ", ".join(sorted(METHODS)),
+                    f"the method '.{method}()' of a local value is not supported "
+                    "(its class is not known when the function is transformed)",
+                    hint=f"for an object of your class Layer, call the method through "
+                         f"the class: Layer.{method}(obj, ...); supported array "
+                         "methods: " + ", ".join(sorted(METHODS)),
                     **self.ctx.where(node))
             obj = METHODS[method]
             self.ctx.facts.setdefault("methods", set()).add(node)
