@@ -241,3 +241,28 @@ def test_a_tuple_output_without_has_aux_names_vjp_and_has_aux():
     with pytest.raises(tad.NonScalarOutputError) as info:
         tad.grad(with_aux)(X)
     assert "vjp" in str(info.value) and "has_aux=True" in str(info.value)
+
+
+# ---- the documented examples run ---------------------------------------------
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _blocks(path, start, end):
+    with open(os.path.join(ROOT, path)) as f:
+        text = f.read()
+    part = text[text.index(start):text.index(end, text.index(start))]
+    return [b.split("```")[0] for b in part.split("```python")[1:]]
+
+
+@pytest.mark.parametrize("path, start, end", [
+    ("docs/supported-python.md", "## Callables", "## Expressions and assignments"),
+    ("README.md", "### Any callable", "The API ("),
+])
+def test_documented_examples_run(path, start, end):
+    blocks = _blocks(path, start, end)
+    assert blocks
+    for i, block in enumerate(blocks):
+        filename = f"<{path} example {i}>"  # kept like a notebook cell's source
+        linecache.cache[filename] = (len(block), None, block.splitlines(True), filename)
+        exec(compile(block, filename, "exec"), {"__name__": "__doc_example__"})
