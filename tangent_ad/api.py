@@ -12,6 +12,7 @@ import inspect
 import numpy as np
 
 from tangent_ad import callables, live, loader, pipeline, second_order
+from tangent_ad.frontend import classes
 from tangent_ad.optimize import staging
 from tangent_ad.registry import REGISTRY
 
@@ -161,8 +162,8 @@ def grad(func=None, wrt=(0,), *, has_aux=False, optimized=True, verbose=0):
         return bound.wrap(grad(bound.function, bound.names(wrt), has_aux=has_aux,
                                optimized=optimized, verbose=verbose), "grad")
     if not has_aux:
-        return autodiff(func, mode="reverse", wrt=wrt, optimized=optimized,
-                        verbose=verbose)
+        return _autodiff(func, mode="reverse", wrt=wrt, optimized=optimized,
+                         verbose=verbose)
     both = _derivative(func, "reverse", wrt, True, optimized, verbose, has_aux=True)
 
     def gradient_and_aux(*args, **kwargs):
@@ -209,8 +210,8 @@ def jvp(func=None, wrt=(0,), *, optimized=True, verbose=0):
         names = bound.names(wrt)
         return bound.wrap(jvp(bound.function, names, optimized=optimized,
                                verbose=verbose), "jvp", trailing=len(names))
-    return autodiff(func, mode="forward", wrt=wrt, optimized=optimized,
-                    verbose=verbose)
+    return _autodiff(func, mode="forward", wrt=wrt, optimized=optimized,
+                     verbose=verbose)
 
 
 def vjp(func=None, wrt=(0,), *, optimized=True, verbose=0):
@@ -250,6 +251,9 @@ def show_source(fn):
     the whole computation can be read.
     """
     info = getattr(fn, "__tangent_ad__", None)
+    if info is None and hasattr(fn, "__tangent_ad__"):
+        raise TypeError(f"{fn.__name__} is generated for the classes of its arguments "
+                        "when it is first called: call it, then show its source")
     if info is None:
         raise TypeError(f"{getattr(fn, '__name__', fn)!r} was not generated "
                         "by tangent_ad")
@@ -287,7 +291,7 @@ def hvp(func=None, wrt=0, *, optimized=True, verbose=0):
         return bound.wrap(hvp(bound.function, names, optimized=optimized,
                                verbose=verbose), "hvp", trailing=len(names))
     names = _wrt_names(func, wrt)
-    gradient = grad(func, wrt=names, optimized=optimized)
+    gradient = _grad(func, wrt=names, optimized=optimized)
     product = _derivative(gradient, "forward", names, False, optimized, verbose,
                           kind="hvp")
     params = _parameters(func)
@@ -327,8 +331,8 @@ def jacobian(func=None, wrt=0, *, optimized=True, verbose=0):
                                verbose=verbose), "jacobian")
     (name,) = _single(func, wrt)
     position = _parameters(func).index(name)
-    forward = jvp(func, wrt=(name,), optimized=optimized, verbose=verbose)
-    backward = vjp(func, wrt=(name,), optimized=optimized, verbose=verbose)
+    forward = _jvp(func, wrt=(name,), optimized=optimized, verbose=verbose)
+    backward = _vjp(func, wrt=(name,), optimized=optimized, verbose=verbose)
     params = _parameters(func)
 
     def dense_jacobian(*args, **kwargs):
@@ -367,7 +371,7 @@ def hessian(func=None, wrt=0, *, optimized=True, verbose=0):
                                verbose=verbose), "hessian")
     (name,) = _single(func, wrt)
     position = _parameters(func).index(name)
-    product = hvp(func, wrt=name, optimized=optimized, verbose=verbose)
+    product = _hvp(func, wrt=name, optimized=optimized, verbose=verbose)
     params = _parameters(func)
 
     def dense_hessian(*args, **kwargs):
@@ -444,3 +448,27 @@ def _wrapper(fn, generated, func, what, extra=None):
     fn.__tangent_ad__ = info
     fn.__wrapped_derivative__ = generated
     return fn
+
+
+# ---- functions of objects: generated for their classes when called --------------
+
+def _on_classes(transform):
+    """`transform`, made to return a derivative generated when it is called
+    (``callables.by_classes``) for a function that uses the methods or
+    properties of an argument, whose class only the call tells."""
+    @functools.wraps(transform)
+    def public(func=None, *args, **kwargs):
+        if func is None:
+            return transform(func, *args, **kwargs)
+        try:
+            return transform(func, *args, **kwargs)
+        except classes.UnknownClass:
+            return callables.by_classes(func, lambda target: transform(target, *args, **kwargs),
+                                        transform.__name__)
+    return public
+
+
+# the transforms themselves, for the ones built on them
+_autodiff, _grad, _jvp, _vjp, _hvp = autodiff, grad, jvp, vjp, hvp
+autodiff, grad, value_and_grad, jvp, vjp, hvp, jacobian, hessian = map(
+    _on_classes, (autodiff, grad, value_and_grad, jvp, vjp, hvp, jacobian, hessian))

@@ -13,6 +13,8 @@ them) and `Bound.wrap` puts the bound arguments back in at each call.
 import functools
 import inspect
 
+from tangent_ad.frontend import classes
+
 
 class Bound:
     """`function` with `args` bound before the caller's arguments and
@@ -80,11 +82,13 @@ class Bound:
                 else:
                     raise TypeError(f"{what} of {self.what} is missing the "
                                     f"argument '{param}'")
-            return derivative(*values, *extra, **kwargs)
+            out = derivative(*values, *extra, **kwargs)
+            call.__tangent_ad__ = getattr(derivative, "__tangent_ad__", None)
+            return out
 
         functools.update_wrapper(call, derivative, assigned=("__doc__",), updated=())
         call.__name__ = call.__qualname__ = f"{what}_{self.function.__name__}"
-        call.__tangent_ad__ = derivative.__tangent_ad__
+        call.__tangent_ad__ = getattr(derivative, "__tangent_ad__", None)
         call.__wrapped_derivative__ = derivative
         call.__tangent_ad_bound__ = self
         return call
@@ -113,3 +117,36 @@ def bound(func):
 
 def _name(func):
     return getattr(func, "__qualname__", None) or type(func).__name__
+
+
+def by_classes(func, make, what):
+    """A derivative of `func` generated when it is called, for the classes
+    of the objects among its arguments (``frontend/classes.py``), and
+    again for other classes: ``make(copy of func for those classes)`` is
+    the transform. What `func` does with an object's methods and
+    properties depends on its class, which is known only then."""
+    params = list(inspect.signature(func).parameters)
+    made = {}
+
+    def call(*args, **kwargs):
+        specs = {}
+        for param, value in zip(params, args):
+            spec = classes.spec_of(value)
+            if spec is not None:
+                specs[param] = spec
+        for param, value in kwargs.items():
+            spec = classes.spec_of(value) if param in params else None
+            if spec is not None:
+                specs[param] = spec
+        key = tuple(sorted(specs.items(), key=lambda item: item[0]))
+        derivative = made.get(key)
+        if derivative is None:
+            derivative = made[key] = make(classes.specialized(func, key))
+            call.__tangent_ad__ = getattr(derivative, "__tangent_ad__", None)
+        return derivative(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = f"{what}_{func.__name__}"
+    call.__doc__ = (f"The {what} of {func.__qualname__}, generated for the classes of "
+                    "its arguments when it is called (see tangent_ad.show_source).")
+    call.__tangent_ad__ = None
+    return call

@@ -13,10 +13,9 @@ import operator
 import types
 
 import gast
-import numpy as np
 
 from tangent_ad.errors import UnsupportedSyntaxError
-from tangent_ad.frontend import closures, generated
+from tangent_ad.frontend import classes, closures, generated
 from tangent_ad.frontend.methods import ATTRIBUTES, METHODS
 from tangent_ad.hooks import insert_grad_code
 from tangent_ad.live import LIVE_KEY, Dependencies, behind, shapes_code
@@ -32,10 +31,6 @@ BINARY_OPERATORS = {
 UNARY_OPERATORS = {gast.USub: operator.neg, gast.UAdd: operator.pos}
 
 _MISSING = object()
-# attributes only an array has: read as a field of an object, they would
-# fail when the derivative runs (names a field may well have are left out)
-_ARRAY_ONLY = frozenset(a for a in dir(np.ndarray) if not a.startswith("_")) - {
-    "data", "base", "dtype", "itemsize", "strides", "flags"}
 
 
 def run(tree, ctx):
@@ -51,6 +46,7 @@ def run(tree, ctx):
     ctx.facts["live"] = live
     ctx.facts["live_names"] = set()
     ctx.facts["dependencies"] = _Dependencies(ctx.func, live, cells)
+    classes.rewrite(tree, ctx, scope, snapshot)  # methods and properties of objects
     # generated code's nested defs (a pullback's `back`) stay real closures
     local_functions = {} if ctx.facts.get("generated") else closures.collect(tree, ctx.func)
     for lifted in set(local_functions.values()):
@@ -285,7 +281,8 @@ class _Resolver(gast.NodeVisitor):
             if method not in METHODS:
                 raise UnsupportedSyntaxError(
                     f"the method '.{method}()' of a local value is not supported "
-                    "(its class is not known when the function is transformed)",
+                    "(tangent_ad knows the class of an argument and of what its "
+                    "attributes hold, not of this value)",
                     hint=f"for an object of your class Layer, call the method through "
                          f"the class: Layer.{method}(obj, ...); supported array "
                          "methods: " + ", ".join(sorted(METHODS)),
@@ -298,6 +295,8 @@ class _Resolver(gast.NodeVisitor):
             return
         else:
             obj = behind(obj)  # a derivative the user's code calls: its current code
+            # a function of the user's given objects: its copy for their classes
+            obj = self.ctx.facts.get("specialized_calls", {}).get(node, obj)
             if self.ctx.mode == "forward" and hasattr(obj, "__tangent_ad_function__"):
                 obj = obj.__tangent_ad_function__()  # a product made on demand
             self.ctx.resolved[node.func] = obj
@@ -324,7 +323,7 @@ class _Resolver(gast.NodeVisitor):
         obj = self.lookup(node)
         if obj is not _MISSING:
             self.ctx.resolved[node] = obj
-        elif node.attr not in ATTRIBUTES and node.attr in _ARRAY_ONLY:
+        elif node.attr not in ATTRIBUTES and node.attr in classes.ARRAY_ONLY:
             raise UnsupportedSyntaxError(
                 f"the attribute '.{node.attr}' of a local value is not "
                 "supported", hint="supported array attributes: " +
