@@ -67,15 +67,17 @@ class Spec:
 
 
 def spec_of(value, depth=0):
-    """``("object", Spec)`` or ``("items", Spec)`` for an object or a list
-    of objects of one class; None for anything else."""
+    """``("object", Spec)`` for an object, ``("items", Spec)`` for a list
+    or tuple of objects of one class, ``("seq", (Spec, ...))`` for one of
+    objects of several classes (indexed by a constant: ``layers[1](x)``);
+    None for anything else."""
     if depth > MAX_DEPTH:
         return None
     if isinstance(value, (list, tuple)) and not hasattr(value, "_fields") and value:
-        specs = {_object_spec(v, depth) for v in value}
-        if len(specs) == 1 and None not in specs:
-            return ("items", specs.pop())
-        return None
+        specs = tuple(_object_spec(v, depth) for v in value)
+        if None in specs:
+            return None
+        return ("items", specs[0]) if len(set(specs)) == 1 else ("seq", specs)
     spec = _object_spec(value, depth)
     return None if spec is None else ("object", spec)
 
@@ -140,6 +142,12 @@ def rewrite(tree, ctx, scope, snapshot):
 
 def _refuse_unknown(tree, ctx, params):
     for node in _walk_outside_functions(tree.body):
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
+                node.func.id in params:
+            raise UnknownClass(
+                f"'{node.func.id}(...)' depends on the class of the argument "
+                f"'{node.func.id}'", hint="the derivative is generated when it is "
+                "called with its arguments", **ctx.where(node))
         if isinstance(node, gast.Attribute) and _root(node) in params and \
                 node.attr not in ATTRIBUTES and node.attr not in METHODS and \
                 node.attr not in ARRAY_ONLY and node.attr != "append":
@@ -164,6 +172,13 @@ def _infer(tree, known):
                 isinstance(node.targets[0], gast.Name):
             definitions.setdefault(node.targets[0].id, []).append(("value", node.value))
             handled.add(id(node.targets[0]))
+        elif isinstance(node, gast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], gast.Tuple) and isinstance(node.value, gast.Tuple) \
+                and len(node.targets[0].elts) == len(node.value.elts):  # a, b = x, y
+            for target, value in zip(node.targets[0].elts, node.value.elts):
+                if isinstance(target, gast.Name):
+                    definitions.setdefault(target.id, []).append(("value", value))
+                    handled.add(id(target))
         elif isinstance(node, gast.For) and isinstance(node.target, gast.Name):
             definitions.setdefault(node.target.id, []).append(("item", node.iter))
             handled.add(id(node.target))
@@ -211,7 +226,12 @@ def chain(expr, known):
         return entry if entry is not None and entry[0] != "function" else None
     if isinstance(expr, gast.Subscript):
         base = chain(expr.value, known)
-        return ("object", base[1]) if base is not None and base[0] == "items" else None
+        if base is not None and base[0] == "items":
+            return ("object", base[1])
+        index = expr.slice
+        if base is not None and base[0] == "seq" and isinstance(index, gast.Constant) and \
+                type(index.value) is int and -len(base[1]) <= index.value < len(base[1]):
+            return ("object", base[1][index.value])
     return None
 
 
@@ -219,6 +239,7 @@ class _Rewriter(gast.NodeTransformer):
     def __init__(self, ctx, known, scope, snapshot, taken):
         self.ctx, self.known, self.scope, self.snapshot = ctx, known, scope, snapshot
         self.taken = taken  # the function's own names
+        self.mixed = {}  # loop variables over objects of several classes
         self.deps = ctx.facts["dependencies"]
 
     def visit_body(self, tree):
@@ -227,6 +248,13 @@ class _Rewriter(gast.NodeTransformer):
     def visit_FunctionDef(self, node):
         return node  # nested functions are resolved on their own
 
+    def visit_For(self, node):
+        spec = chain(node.iter, self.known)
+        if spec is not None and spec[0] == "seq" and isinstance(node.target, gast.Name) \
+                and node.target.id not in self.known:
+            self.mixed[node.target.id] = spec[1]
+        return self.generic_visit(node)
+
     def visit_Lambda(self, node):
         return node
 
@@ -234,6 +262,8 @@ class _Rewriter(gast.NodeTransformer):
         self.generic_visit(node)
         func = node.func
         if isinstance(func, gast.Attribute):
+            if isinstance(func.value, gast.Name):
+                self._refuse_mixed(node, func.value.id)
             base = chain(func.value, self.known)
             if base is not None and base[0] == "object":
                 return self._method(node, func.value, base[1], func.attr)
@@ -241,6 +271,7 @@ class _Rewriter(gast.NodeTransformer):
             spec = self.known.get(func.id)
             if spec is not None and spec[0] == "object":  # an object with __call__
                 return self._method(node, func, spec[1], "__call__")
+            self._refuse_mixed(node, func.id)
             value = self.scope.get(func.id)
             if func.id not in self.known and isinstance(value, types.FunctionType):
                 self._arguments(node, value)
@@ -259,6 +290,15 @@ class _Rewriter(gast.NodeTransformer):
             call = gast.Call(func=None, args=[node.value], keywords=[])
             return self._bind(call, attr.fget, base[1], owner, node.attr, node)
         return node
+
+    def _refuse_mixed(self, node, name):
+        if name in self.mixed:
+            kinds = ", ".join(dict.fromkeys(spec.cls.__name__ for spec in self.mixed[name]))
+            raise UnsupportedSyntaxError(
+                f"'{name}' goes through objects of different classes ({kinds}), so "
+                "which method a call runs depends on the iteration",
+                hint="make the items one class, or take them out by index first "
+                     "(first = layers[0]; first(x))", **self.ctx.where(node))
 
     def _method(self, node, receiver, spec, attr):
         entry = spec.attr(attr) if attr != "__call__" else None

@@ -9,6 +9,7 @@ the generated code will need when it is loaded. The tree is not changed,
 except for defaults that are not visible as globals (``_bind_defaults``).
 """
 import builtins
+import inspect
 import operator
 import types
 
@@ -308,6 +309,15 @@ class _Resolver(gast.NodeVisitor):
         """``model.loss(x)`` of a global `model` as ``Model_loss(model, x)``:
         a call of the function ``Model.loss``, bound in the namespace."""
         function = method.__func__
+        spec = classes.spec_of(method.__self__)
+        if spec is not None and spec[0] == "object":  # its methods and properties, too
+            first = next(iter(inspect.signature(function).parameters))
+            function = classes.specialized(function, ((first, spec),))
+        if isinstance(node.func.value, gast.Name) and node.func.value.id not in self.local:
+            # the object's class and layout shaped the code: another object is
+            # another derivative
+            self.ctx.facts["dependencies"].names.append(
+                (self.ctx.facts["live"], node.func.value.id, method.__self__))
         alias = "__tad_method_" + function.__qualname__.replace(".", "_").replace("<", "_") \
             .replace(">", "_")
         self.ctx.namespace[alias] = function
