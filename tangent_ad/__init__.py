@@ -14,10 +14,11 @@ from tangent_ad.errors import (
     TangentADError, TemplateError, UnsupportedSyntaxError)
 from tangent_ad.hooks import checkpoint, checkpointed, insert_grad_code, stop_gradient
 from tangent_ad.registry import adjoint, tangent
+from tangent_ad.trees import tree_map
 
 __all__ = [
     "grad", "value_and_grad", "vjp", "jvp", "hvp", "jacobian", "hessian", "autodiff",
-    "show_source", "adjoint", "tangent",
+    "show_source", "adjoint", "tangent", "tree_map",
     "insert_grad_code", "stop_gradient", "checkpoint", "checkpointed",
     "TangentADError", "UnsupportedSyntaxError", "NoDerivativeError",
     "SourceUnavailableError", "NonScalarOutputError", "NonDifferentiableArgumentError",

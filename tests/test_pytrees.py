@@ -204,3 +204,24 @@ def test_a_method_of_a_value_of_unknown_class_is_refused_with_a_hint():
     with pytest.raises(tad.UnsupportedSyntaxError, match=r"Layer\.forward\(obj") as info:
         tad.grad(f)(W0, X)
     assert info.value.lineno == f.__code__.co_firstlineno + 2
+
+
+def test_tree_map_steps_every_kind_of_pytree():
+    layers = [Layer(W0, B0), Layer(2.0 * W0, -B0)]
+    params = {"layers": layers, "lin": Linear(W0, B0), "pt": Params(W0, B0), "steps": 3}
+
+    def f(params, x):
+        total = np.sum(x @ params["lin"].W) + params["pt"].b
+        layers = params["layers"]
+        for layer in layers:
+            total = total + np.sum(np.tanh(x @ layer.W + layer.b))
+        return total
+
+    g = tad.grad(f)(params, X)
+    new = tad.tree_map(lambda p, g: p - 0.1 * g, params, g)
+    assert type(new["lin"]) is Linear and type(new["pt"]) is Params and new["steps"] == 3
+    assert [type(l) for l in new["layers"]] == [Layer, Layer] and new["layers"][0] is not layers[0]
+    np.testing.assert_allclose(new["layers"][1].W, layers[1].W - 0.1 * g["layers"][1].W)
+    assert new["lin"].name == "linear" and new["layers"][0].activation is np.tanh
+    assert layers[0].W is W0  # the old tree is unchanged
+    assert f(new, X) < f(params, X)  # a descent step
