@@ -239,3 +239,33 @@ def test_show_source_after_the_first_call():
     df(make_net(), X)
     source = tad.show_source(df)
     assert "pullback_forward_dself" in source and "field(self, 'layers')" in source
+
+
+GLOBAL_NET = make_net()
+
+
+def uses_the_global_net(x):
+    return GLOBAL_NET.loss(x)
+
+
+def test_rebinding_a_global_model_to_another_class_generates_again():
+    global GLOBAL_NET
+    df = tad.grad(uses_the_global_net)
+    saved = GLOBAL_NET
+    try:
+        np.testing.assert_allclose(df(X), fd_x(uses_the_global_net), rtol=1e-6, atol=1e-9)
+        GLOBAL_NET = make_net(kind=Softplus)
+        np.testing.assert_allclose(df(X), fd_x(uses_the_global_net), rtol=1e-6, atol=1e-9)
+    finally:
+        GLOBAL_NET = saved
+
+
+def test_the_command_line_says_it_cannot_know_the_classes(tmp_path, monkeypatch, capsys):
+    from tangent_ad import cli
+    (tmp_path / "model.py").write_text(
+        "import numpy as np\n\n\n"
+        "def loss(model, x):\n"
+        "    return np.sum(model.forward(x))\n")
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["model.py:loss"]) == 1
+    assert "depend on their classes" in capsys.readouterr().err

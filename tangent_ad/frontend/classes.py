@@ -41,6 +41,11 @@ ARRAY_ONLY = frozenset(a for a in dir(np.ndarray) if not a.startswith("_")) - {
     "data", "base", "dtype", "itemsize", "strides", "flags"}
 
 
+_WAIT = ("tangent_ad.grad and the other transforms generate such a derivative when "
+         "it is first called, for the classes of the arguments; the command line "
+         "cannot, as it is given no arguments")
+
+
 class UnknownClass(UnsupportedSyntaxError):
     """A method or attribute of an argument whose class is not known yet:
     the derivative is generated when it is called (``api.py``)."""
@@ -146,15 +151,13 @@ def _refuse_unknown(tree, ctx, params):
                 node.func.id in params:
             raise UnknownClass(
                 f"'{node.func.id}(...)' depends on the class of the argument "
-                f"'{node.func.id}'", hint="the derivative is generated when it is "
-                "called with its arguments", **ctx.where(node))
+                f"'{node.func.id}'", hint=_WAIT, **ctx.where(node))
         if isinstance(node, gast.Attribute) and _root(node) in params and \
                 node.attr not in ATTRIBUTES and node.attr not in METHODS and \
                 node.attr not in ARRAY_ONLY and node.attr != "append":
             raise UnknownClass(
                 f"'{_root(node)}.{node.attr}' depends on the class of the argument "
-                f"'{_root(node)}'", hint="the derivative is generated when it is "
-                "called with its arguments", **ctx.where(node))
+                f"'{_root(node)}'", hint=_WAIT, **ctx.where(node))
 
 
 def _root(node):

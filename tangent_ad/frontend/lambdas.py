@@ -6,8 +6,8 @@ call, or ``f = lambda x: x * 2; g = lambda x: x + 1``). The whole source
 (file or notebook cell) is parsed and the lambda is picked by its line,
 its parameters and the columns of its compiled code (``co_positions``);
 when two lambdas still cannot be told apart, it is refused. The lambda
-``lambda w: e`` becomes ``def lambda_(w): return e`` with the user's own
-line numbers, so errors point at the lambda.
+``lambda w: e`` becomes ``def lambda_(w): return e`` (``def f(w)`` for ``f = lambda w: e``) with
+the user's own line numbers, so errors point at the lambda.
 """
 import inspect
 import linecache
@@ -16,7 +16,7 @@ import gast
 
 from tangent_ad.errors import SourceUnavailableError, UnsupportedSyntaxError
 
-NAME = "lambda_"  # the def a lambda becomes: derivatives are ``dlambda__dw``...
+NAME = "lambda_"  # the def an unnamed lambda becomes: its gradient is ``dlambda__dw``
 
 
 def is_lambda(func):
@@ -52,7 +52,17 @@ def parse_lambda(func):
             hint="give each lambda its own line, or define the function with def",
             filename=filename, lineno=code.co_firstlineno,
             source_line=lines[code.co_firstlineno - 1].rstrip("\n"))
-    return _as_def(found[0], filename, lines)
+    return _as_def(found[0], _assigned_name(module, found[0]), filename, lines)
+
+
+def _assigned_name(module, lam):
+    """``f`` for ``f = lambda ...``, so that its derivative is ``df_dw``;
+    ``lambda_`` for any other lambda."""
+    for node in gast.walk(module):
+        if isinstance(node, gast.Assign) and node.value is lam and len(node.targets) == 1 \
+                and isinstance(node.targets[0], gast.Name):
+            return node.targets[0].id
+    return NAME
 
 
 def _candidates(module, code):
@@ -79,7 +89,7 @@ def _contains(outer, node):
     return any(n is node for n in gast.walk(outer.body))
 
 
-def _as_def(node, filename, lines):
+def _as_def(node, fname, filename, lines):
     """``def lambda_(params): return body``, with line numbers relative to
     the lambda's first line (as parse_function's trees have)."""
     first, last = node.lineno, node.end_lineno
@@ -90,7 +100,7 @@ def _as_def(node, filename, lines):
                 n.end_lineno -= first - 1
     ret = gast.Return(value=node.body)
     gast.copy_location(ret, node.body)
-    fdef = gast.FunctionDef(name=NAME, args=node.args, body=[ret], decorator_list=[],
+    fdef = gast.FunctionDef(name=fname, args=node.args, body=[ret], decorator_list=[],
                             returns=None, type_comment=None, type_params=[])
     gast.copy_location(fdef, node)
     text = tuple(line.rstrip("\n") for line in lines[first - 1:last])
