@@ -225,3 +225,32 @@ def test_tree_map_steps_every_kind_of_pytree():
     assert new["lin"].name == "linear" and new["layers"][0].activation is np.tanh
     assert layers[0].W is W0  # the old tree is unchanged
     assert f(new, X) < f(params, X)  # a descent step
+
+
+def test_a_back_reference_and_slots():
+    class Node:
+        def __init__(self, W):
+            self.W, self.parent = W, None
+
+    class Tree:
+        def __init__(self, W):
+            self.child = Node(W)
+            self.child.parent = self  # a cycle
+
+    def f(t, x):
+        return np.sum(np.sin(x @ t.child.W))
+
+    t = Tree(W0)
+    g = tad.grad(f)(t, X)
+    assert g.child.parent is t  # kept: its derivative is the outer object
+    np.testing.assert_allclose(g.child.W, numerical_grad(lambda W: f(Tree(W), X), (W0,), 0),
+                               rtol=1e-6)
+
+    class Slotted:
+        __slots__ = ("W",)
+
+        def __init__(self, W):
+            self.W = W
+
+    with pytest.raises(tad.UnsupportedSyntaxError, match="__slots__"):
+        tad.grad(lambda s, x: np.sum(x @ s.W))(Slotted(W0), X)

@@ -45,19 +45,28 @@ def fields(x):
     return list(vars(x))
 
 
-def differentiable(v):
-    """Whether the value `v` of a field carries a derivative."""
+def differentiable(v, _seen=None):
+    """Whether the value `v` of a field carries a derivative. An object
+    met again inside itself (a back reference, ``layer.parent``) carries
+    none there: its derivative is where it was first met."""
     if isinstance(v, bool) or isinstance(v, np.bool_):
         return False
     if isinstance(v, (float, complex)):
         return True
     if isinstance(v, (np.ndarray, np.generic)):
         return v.dtype.kind in "fc"
-    if isinstance(v, dict):
-        return any(differentiable(i) for i in v.values())
-    if isinstance(v, (tuple, list)):
-        return any(differentiable(i) for i in v)
-    return is_object(v) and any(differentiable(getattr(v, k)) for k in fields(v))
+    seen = set() if _seen is None else _seen
+    if id(v) in seen:
+        return False
+    seen.add(id(v))
+    try:
+        if isinstance(v, dict):
+            return any(differentiable(i, seen) for i in v.values())
+        if isinstance(v, (tuple, list)):
+            return any(differentiable(i, seen) for i in v)
+        return is_object(v) and any(differentiable(getattr(v, k), seen) for k in fields(v))
+    finally:
+        seen.discard(id(v))
 
 
 def replaced(x, values):
@@ -75,12 +84,22 @@ def replaced(x, values):
     return new
 
 
+_PATH = []  # the objects map_fields is inside of, outermost first
+
+
 def map_fields(fn, x, *others):
     """`x` with each differentiable field ``k`` replaced by
     ``fn(x.k, other.k...)`` (an `other` that is None gives None)."""
-    return replaced(x, {k: fn(getattr(x, k), *(getattr(o, k, None) if o is not None else None
-                                                 for o in others))
-                        for k in fields(x) if differentiable(getattr(x, k))})
+    if any(a is x for a in _PATH):  # a back reference: its derivative is elsewhere
+        return x
+    _PATH.append(x)
+    try:
+        return replaced(x, {k: fn(getattr(x, k), *(getattr(o, k, None) if o is not None
+                                                   else None for o in others))
+                            for k in fields(x) if differentiable(getattr(x, k))
+                            and not any(a is getattr(x, k) for a in _PATH)})
+    finally:
+        _PATH.pop()
 
 
 def field(obj, name):
@@ -104,6 +123,7 @@ def unfield(g, obj, name):
     derivative; a property or other computed attribute is refused: its
     derivative would need the getter's."""
     from tangent_ad.runtime.structures import zeros_like
+    _refuse_opaque(obj, name)
     z = zeros_like(obj)
     if isinstance(obj, tuple):  # a named tuple
         items = list(z)
@@ -118,10 +138,23 @@ def unfield(g, obj, name):
 def field_tangent(t, obj, name):
     """The tangent of ``field(obj, name)`` from the tangent `t` of `obj`."""
     from tangent_ad.runtime.structures import zeros_like
+    _refuse_opaque(obj, name)
     if isinstance(obj, tuple) or name in fields(obj) and name in vars(obj):
         return getattr(t, name)
     _refuse_computed(obj, name)
     return zeros_like(getattr(obj, name))
+
+
+def _refuse_opaque(obj, name):
+    """An object whose fields are not known (``__slots__``, a C type): its
+    derivative cannot be built."""
+    if not (isinstance(obj, tuple) and hasattr(obj, "_fields")) and not is_object(obj):
+        raise UnsupportedSyntaxError(
+            f"'{name}' is read from a {type(obj).__name__} object being differentiated, "
+            "whose fields tangent_ad cannot list (it has no __dict__: __slots__ or a "
+            "type written in C)",
+            hint="give the class a __dict__ (no __slots__), make it a dataclass, or "
+                 "pass the arrays it holds as arguments")
 
 
 def _refuse_computed(obj, name):
