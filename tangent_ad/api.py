@@ -12,7 +12,6 @@ import inspect
 import numpy as np
 
 from tangent_ad import callables, live, loader, pipeline, second_order
-from tangent_ad.frontend import classes
 from tangent_ad.optimize import staging
 from tangent_ad.registry import REGISTRY
 
@@ -60,12 +59,6 @@ def autodiff(func, mode="reverse", wrt=(0,), preserve_result=False,
     per `wrt` argument and returns ``(value, tangent of the value)``
     (`preserve_result` changes nothing: the value is always returned).
     """
-    bound = callables.bound(func)
-    if bound is not None:
-        names = bound.names(wrt)
-        return bound.wrap(autodiff(bound.function, mode, names, preserve_result,
-                                   optimized, verbose), "autodiff",
-                          trailing=len(names) if mode == "forward" else None)
     return _derivative(func, mode, wrt, preserve_result, optimized, verbose)
 
 
@@ -157,10 +150,6 @@ def grad(func=None, wrt=(0,), *, has_aux=False, optimized=True, verbose=0):
     if func is None:
         return functools.partial(grad, wrt=wrt, has_aux=has_aux, optimized=optimized,
                                  verbose=verbose)
-    bound = callables.bound(func)
-    if bound is not None:
-        return bound.wrap(grad(bound.function, bound.names(wrt), has_aux=has_aux,
-                               optimized=optimized, verbose=verbose), "grad")
     if not has_aux:
         return _autodiff(func, mode="reverse", wrt=wrt, optimized=optimized,
                          verbose=verbose)
@@ -179,11 +168,6 @@ def value_and_grad(func=None, wrt=(0,), *, has_aux=False, optimized=True, verbos
     if func is None:
         return functools.partial(value_and_grad, wrt=wrt, has_aux=has_aux,
                                  optimized=optimized, verbose=verbose)
-    bound = callables.bound(func)
-    if bound is not None:
-        return bound.wrap(value_and_grad(bound.function, bound.names(wrt), has_aux=has_aux,
-                                         optimized=optimized, verbose=verbose),
-                          "value_and_grad")
     return _derivative(func, "reverse", wrt, True, optimized, verbose, has_aux=has_aux)
 
 
@@ -205,11 +189,6 @@ def jvp(func=None, wrt=(0,), *, optimized=True, verbose=0):
     """
     if func is None:
         return functools.partial(jvp, wrt=wrt, optimized=optimized, verbose=verbose)
-    bound = callables.bound(func)
-    if bound is not None:
-        names = bound.names(wrt)
-        return bound.wrap(jvp(bound.function, names, optimized=optimized,
-                               verbose=verbose), "jvp", trailing=len(names))
     return _autodiff(func, mode="forward", wrt=wrt, optimized=optimized,
                      verbose=verbose)
 
@@ -235,11 +214,6 @@ def vjp(func=None, wrt=(0,), *, optimized=True, verbose=0):
     """
     if func is None:
         return functools.partial(vjp, wrt=wrt, optimized=optimized, verbose=verbose)
-    bound = callables.bound(func)
-    if bound is not None:
-        names = bound.names(wrt)
-        return bound.wrap(vjp(bound.function, names, optimized=optimized,
-                               verbose=verbose), "vjp", trailing=1)
     return _derivative(func, "reverse", wrt, False, optimized, verbose, kind="vjp")
 
 
@@ -285,11 +259,6 @@ def hvp(func=None, wrt=0, *, optimized=True, verbose=0):
     """
     if func is None:
         return functools.partial(hvp, wrt=wrt, optimized=optimized, verbose=verbose)
-    bound = callables.bound(func)
-    if bound is not None:
-        names = bound.names(wrt)
-        return bound.wrap(hvp(bound.function, names, optimized=optimized,
-                               verbose=verbose), "hvp", trailing=len(names))
     names = _wrt_names(func, wrt)
     gradient = _grad(func, wrt=names, optimized=optimized)
     product = _derivative(gradient, "forward", names, False, optimized, verbose,
@@ -325,10 +294,6 @@ def jacobian(func=None, wrt=0, *, optimized=True, verbose=0):
     """
     if func is None:
         return functools.partial(jacobian, wrt=wrt, optimized=optimized, verbose=verbose)
-    bound = callables.bound(func)
-    if bound is not None:
-        return bound.wrap(jacobian(bound.function, bound.names(wrt), optimized=optimized,
-                               verbose=verbose), "jacobian")
     (name,) = _single(func, wrt)
     position = _parameters(func).index(name)
     forward = _jvp(func, wrt=(name,), optimized=optimized, verbose=verbose)
@@ -365,10 +330,6 @@ def hessian(func=None, wrt=0, *, optimized=True, verbose=0):
     """
     if func is None:
         return functools.partial(hessian, wrt=wrt, optimized=optimized, verbose=verbose)
-    bound = callables.bound(func)
-    if bound is not None:
-        return bound.wrap(hessian(bound.function, bound.names(wrt), optimized=optimized,
-                               verbose=verbose), "hessian")
     (name,) = _single(func, wrt)
     position = _parameters(func).index(name)
     product = _hvp(func, wrt=name, optimized=optimized, verbose=verbose)
@@ -450,25 +411,16 @@ def _wrapper(fn, generated, func, what, extra=None):
     return fn
 
 
-# ---- functions of objects: generated for their classes when called --------------
-
-def _on_classes(transform):
-    """`transform`, made to return a derivative generated when it is called
-    (``callables.by_classes``) for a function that uses the methods or
-    properties of an argument, whose class only the call tells."""
-    @functools.wraps(transform)
-    def public(func=None, *args, **kwargs):
-        if func is None:
-            return transform(func, *args, **kwargs)
-        try:
-            return transform(func, *args, **kwargs)
-        except classes.UnknownClass:
-            return callables.by_classes(func, lambda target: transform(target, *args, **kwargs),
-                                        transform.__name__)
-    return public
-
+# ---- every callable, and functions of objects (see callables.py) -------------------
 
 # the transforms themselves, for the ones built on them
 _autodiff, _grad, _jvp, _vjp, _hvp = autodiff, grad, jvp, vjp, hvp
-autodiff, grad, value_and_grad, jvp, vjp, hvp, jacobian, hessian = map(
-    _on_classes, (autodiff, grad, value_and_grad, jvp, vjp, hvp, jacobian, hessian))
+autodiff = callables.public(autodiff, lambda names, options: len(names)
+                            if options.get("mode", "reverse") == "forward" else None)
+grad = callables.public(grad)
+value_and_grad = callables.public(value_and_grad)
+jvp = callables.public(jvp, lambda names, options: len(names))
+vjp = callables.public(vjp, lambda names, options: 1)
+hvp = callables.public(hvp, lambda names, options: len(names))
+jacobian = callables.public(jacobian)
+hessian = callables.public(hessian)

@@ -150,3 +150,32 @@ def by_classes(func, make, what):
                     "its arguments when it is called (see tangent_ad.show_source).")
     call.__tangent_ad__ = None
     return call
+
+
+def public(transform, trailing=None):
+    """The public form of `transform` (``grad``, ``jvp``...): for a bound
+    method, callable object or partial, the transform of its function with
+    the bound arguments put back in (`trailing(names, options)` counts the
+    arguments the derivative takes after `func`'s); for a function that
+    uses methods or properties of its arguments, `by_classes`."""
+    signature = inspect.signature(transform)
+
+    @functools.wraps(transform)
+    def call(func=None, *args, **kwargs):
+        if func is None:  # a decorator with options: @grad(wrt=(0, 1))
+            return transform(None, *args, **kwargs)
+        bound_form = bound(func)
+        if bound_form is not None:
+            options = signature.bind(func, *args, **kwargs).arguments
+            wrt = options.pop("wrt", signature.parameters["wrt"].default)
+            options.pop("func")
+            names = bound_form.names(wrt)
+            derivative = call(bound_form.function, wrt=names, **options)
+            return bound_form.wrap(derivative, transform.__name__,
+                                   trailing and trailing(names, options))
+        try:
+            return transform(func, *args, **kwargs)
+        except classes.UnknownClass:
+            return by_classes(func, lambda target: transform(target, *args, **kwargs),
+                              transform.__name__)
+    return call
