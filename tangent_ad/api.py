@@ -63,7 +63,7 @@ def autodiff(func, mode="reverse", wrt=(0,), preserve_result=False,
 
 
 def _derivative(func, mode, wrt, preserve_result, optimized, verbose, kind=None,
-                public=True, has_aux=False):
+                public=True, has_aux=False, scalar=False):
     """`autodiff`, with the kind of the requested function (see pipeline).
 
     What it returns is cached, and reused while what it was generated
@@ -72,7 +72,8 @@ def _derivative(func, mode, wrt, preserve_result, optimized, verbose, kind=None,
     first call after such a change; the others are the generated
     functions themselves.
     """
-    options = (mode, bool(preserve_result), bool(optimized), kind, public, bool(has_aux))
+    options = (mode, bool(preserve_result), bool(optimized), kind, public, bool(has_aux),
+               bool(scalar))
     try:  # as asked: a hit costs no look at the signature
         cached = _CACHE.get((func, wrt) + options)
     except TypeError:  # an unhashable wrt, such as a list
@@ -96,7 +97,7 @@ def _derivative(func, mode, wrt, preserve_result, optimized, verbose, kind=None,
             target_wrt = tuple(second_order.caller_names(func, names))
         return pipeline.transform(target, wrt=target_wrt, mode=mode, optimized=optimized,
                                   preserve_result=preserve_result, verbose=verbose,
-                                  kind=kind, has_aux=has_aux)
+                                  kind=kind, has_aux=has_aux, scalar=scalar)
 
     names = _wrt_names(func, wrt)
     fn = generate()
@@ -168,7 +169,8 @@ def value_and_grad(func=None, wrt=(0,), *, has_aux=False, optimized=True, verbos
     if func is None:
         return functools.partial(value_and_grad, wrt=wrt, has_aux=has_aux,
                                  optimized=optimized, verbose=verbose)
-    return _derivative(func, "reverse", wrt, True, optimized, verbose, has_aux=has_aux)
+    return _derivative(func, "reverse", wrt, True, optimized, verbose, has_aux=has_aux,
+                       scalar=True)
 
 
 def jvp(func=None, wrt=(0,), *, optimized=True, verbose=0):

@@ -28,7 +28,7 @@ MODES = {"reverse": (reverse, "gradient", "pullback"),
 
 
 def transform(func, *, wrt, mode="reverse", optimized=True,
-              preserve_result=False, verbose=0, kind=None, has_aux=False):
+              preserve_result=False, verbose=0, kind=None, has_aux=False, scalar=False):
     """Generate, load and return the derivative function of `func`.
 
     The derivative of a function that calls other Python functions is a
@@ -41,7 +41,9 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
     derivative of any output, taking its cotangent; "hvp": a forward-mode
     derivative of a gradient that returns the tangent only). With
     `has_aux`, `func` returns ``(loss, aux)`` and the derivative is that of
-    ``loss``, with the pair as its value (``frontend/aux.py``).
+    ``loss``, with the pair as its value (``frontend/aux.py``). With
+    `scalar` (``value_and_grad``), the output is checked to be a real
+    scalar as a gradient's is, though the value is returned too.
     """
     options = dict(mode=mode, optimized=optimized, verbose=verbose)
     calls = {}
@@ -58,7 +60,7 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
             done.add(forward.register(calls, func, tuple(wrt)))
         tree, ctx = _generate(func, tuple(wrt), kind, calls,
                               preserve_result=preserve_result, has_aux=has_aux,
-                              **options)
+                              scalar=scalar, **options)
         texts, namespace, contexts = [], dict(ctx.namespace), [ctx]
         defines = [tree.name]
         for _ in rounds("the set of called functions to differentiate", MAX_FUNCTIONS):
@@ -92,12 +94,14 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
 
 
 def _generate(func, wrt, kind, calls, *, mode, optimized, verbose,
-              preserve_result=False, static_args=None, callee=False, has_aux=False):
+              preserve_result=False, static_args=None, callee=False, has_aux=False,
+              scalar=False):
     """Run the stages on one function; return (derivative tree, context)."""
     ctx = Context(func=func, wrt=wrt, mode=mode, optimized=optimized,
                   preserve_result=preserve_result, verbose=verbose, kind=kind,
                   calls=calls, static_args=static_args or {}, callee=callee)
     ctx.facts["has_aux"] = has_aux
+    ctx.facts["scalar_output"] = scalar or has_aux
     tree, ctx.info = source.parse_function(func)
     for stage in FRONTEND:
         tree = _stage(stage, tree, ctx)

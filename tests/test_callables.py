@@ -266,3 +266,11 @@ def test_documented_examples_run(path, start, end):
         filename = f"<{path} example {i}>"  # kept like a notebook cell's source
         linecache.cache[filename] = (len(block), None, block.splitlines(True), filename)
         exec(compile(block, filename, "exec"), {"__name__": "__doc_example__"})
+
+
+def test_value_and_grad_checks_the_output_like_grad():
+    # it used to seed a vector output with ones (the gradient of its sum)
+    with pytest.raises(tad.NonScalarOutputError, match="vjp"):
+        tad.value_and_grad(lambda w: w * 2.0)(X)
+    with pytest.raises(tad.NonScalarOutputError, match="has_aux=True"):
+        tad.value_and_grad(with_aux)(X)

@@ -80,8 +80,8 @@ class _Reverse:
         vjp = self.ctx.kind == "vjp"  # any output, its cotangent given: no check
         checked = getattr(self.ctx.func, "__tangent_ad_checked_output__", False)
         aux = self.ctx.facts.get("aux_output")  # has_aux: the value is the pair
-        if not pullback and not vjp and (aux or not self.ctx.preserve_result) \
-                and not checked:
+        scalar = self.ctx.facts.get("scalar_output") or not self.ctx.preserve_result
+        if not pullback and not vjp and scalar and not checked:
             checks += output_check.statements(returned, body, self.ctx)
         if isinstance(returned, gast.Name) and returned.id in self.active:
             ret = returned.id
