@@ -36,7 +36,7 @@ from tangent_ad.runtime import (
     jvp_abs_slope, jvp_grad_cholesky, jvp_grad_eigh, jvp_grad_einsum, jvp_grad_norm,
     jvp_grad_solve_rhs, jvp_mean, linspace_fraction, matrix_transpose, segment_length,
     tangent_array, trigamma, unarray, unatleast, uncumsum, unconcatenate, undiag, undiagonal,
-    undiff, unindex, unindex_container, iterated_tangent, uniterated, unpad, unreduce,
+    undiff, unfield, unindex, unindex_container, iterated_tangent, uniterated, unpad, unreduce,
     unreduce_max, unaverage, unplus, unreduce_mean, unreduce_median, unreduce_var, unrepeat,
     untimes, unweights, weights_like, unrollaxis, unsort, unstack, unsum, untake,
     untake_along_axis, untile, unbroadcast, zero_tangent, zeroed,
@@ -176,6 +176,11 @@ def untimes_rule(result, g, x, other):
 @tangent(unindex_container)
 def unindex_container_rule(result, g, x, index):
     d[result] = unindex_container(d[g], x, index)
+
+
+@tangent(unfield)
+def unfield_rule(result, g, obj, name):
+    d[result] = unfield(d[g], obj, name)
 
 
 @tangent(uniterated)

@@ -269,3 +269,45 @@ def test_the_command_line_says_it_cannot_know_the_classes(tmp_path, monkeypatch,
     monkeypatch.chdir(tmp_path)
     assert cli.main(["model.py:loss"]) == 1
     assert "depend on their classes" in capsys.readouterr().err
+
+
+def test_hvp_with_respect_to_objects():
+    @dataclasses.dataclass
+    class Lin:
+        W: np.ndarray
+        b: float
+
+    def f(p, x):
+        return np.sum(np.tanh(x @ p.W + p.b) ** 2)
+
+    p, v = Lin(RNG.normal(size=(3, 2)), 0.3), Lin(RNG.normal(size=(3, 2)), 0.5)
+    h = tad.hvp(f)(p, X, v)
+    g, eps = tad.grad(f), 1e-5
+    up = g(Lin(p.W + eps * v.W, p.b + eps * v.b), X)
+    down = g(Lin(p.W - eps * v.W, p.b - eps * v.b), X)
+    assert type(h) is Lin
+    np.testing.assert_allclose(h.W, (up.W - down.W) / (2 * eps), rtol=1e-5, atol=1e-8)
+    assert h.b == pytest.approx((up.b - down.b) / (2 * eps), rel=1e-5)
+
+    net, direction = make_net(), make_net()
+    h = tad.hvp(loss_of)(net, X, direction)
+    g = tad.grad(loss_of)
+
+    def moved(sign):
+        return Net([type(l)(l.W + sign * eps * d.W, l.b + sign * eps * d.b)
+                    for l, d in zip(net.layers, direction.layers)])
+
+    up, down = g(moved(1), X), g(moved(-1), X)
+    for i in range(2):
+        np.testing.assert_allclose(h.layers[i].W, (up.layers[i].W - down.layers[i].W) / (2 * eps),
+                                   rtol=1e-5, atol=1e-8)
+
+
+def test_hessian_of_a_lambda_calling_a_function_with_a_global_model():
+    f = lambda x: loss_of(GLOBAL_NET, x)  # noqa: E731
+    x = X[0]
+    H = tad.hessian(f)(x)
+    g, eps = tad.grad(f), 1e-5
+    expected = np.array([(g(x + eps * e) - g(x - eps * e)) / (2 * eps) for e in np.eye(3)])
+    np.testing.assert_allclose(H, expected, rtol=1e-5, atol=1e-8)
+    np.testing.assert_allclose(g(x), numerical_grad(f, (x,), 0), rtol=1e-6, atol=1e-9)

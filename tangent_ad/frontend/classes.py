@@ -136,13 +136,30 @@ def rewrite(tree, ctx, scope, snapshot):
     func = ctx.func
     specs = getattr(func, SPECS, None)
     params = [a.id for a in tree.args.args]
-    if specs is None:
-        if isinstance(func, types.FunctionType) and not ctx.callee:
-            _refuse_unknown(tree, ctx, params)
-        return
-    known = _infer(tree, dict(specs))
+    if not isinstance(func, types.FunctionType) or hasattr(func, "__tangent_ad__"):
+        return  # a lifted nested function, or generated code
+    if specs is None and not ctx.callee:
+        _refuse_unknown(tree, ctx, params)
     taken = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)}
-    _Rewriter(ctx, known, scope, snapshot, taken).visit_body(tree)
+    rewriter = _Rewriter(ctx, {}, scope, snapshot, taken)
+    rewriter.local = set(params) | {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)
+                                    and not isinstance(n.ctx, gast.Load)}
+    rewriter.known = _Known(_infer(tree, dict(specs or ()), rewriter.global_spec), rewriter)
+    rewriter.visit_body(tree)
+
+
+class _Known(dict):
+    """The classes of local names, and of the global objects the function
+    reads (``net.loss(x)`` of a module's ``net``)."""
+
+    def __init__(self, local, rewriter):
+        super().__init__(local)
+        self.rewriter = rewriter
+
+    def get(self, name, default=None):
+        if name in self:
+            return self[name]
+        return self.rewriter.global_spec(name)
 
 
 def _refuse_unknown(tree, ctx, params):
@@ -166,9 +183,10 @@ def _root(node):
     return node.id if isinstance(node, gast.Name) else None
 
 
-def _infer(tree, known):
+def _infer(tree, known, global_spec):
     """The classes of local names: each name assigned (or looped over) only
-    values of one known class; parameters keep theirs unless reassigned."""
+    values of one known class; parameters keep theirs unless reassigned.
+    `global_spec` gives those of the global objects."""
     definitions, handled = {}, set()
     for node in _walk_outside_functions(tree.body):
         if isinstance(node, gast.Assign) and len(node.targets) == 1 and \
@@ -192,6 +210,16 @@ def _infer(tree, known):
         if name in known:
             definitions[name].append(("spec", known[name]))
     result = {name: spec for name, spec in known.items() if name not in definitions}
+    params = {a.id for a in tree.args.args}
+    local = set(definitions) | params
+
+    class Lookup(dict):
+        def get(self, name, default=None):
+            if name in self or name in local:
+                return dict.get(self, name, default)
+            return global_spec(name)
+
+    result = Lookup(result)
     for _ in range(len(definitions) + 1):
         changed = False
         for name, defs in definitions.items():
@@ -202,7 +230,7 @@ def _infer(tree, known):
                 changed = True
         if not changed:
             break
-    return result
+    return {name: spec for name, spec in result.items() if spec is not None}
 
 
 def _definition(kind, expr, known):
@@ -242,8 +270,27 @@ class _Rewriter(gast.NodeTransformer):
     def __init__(self, ctx, known, scope, snapshot, taken):
         self.ctx, self.known, self.scope, self.snapshot = ctx, known, scope, snapshot
         self.taken = taken  # the function's own names
+        self.globals_seen = {}
         self.mixed = {}  # loop variables over objects of several classes
         self.deps = ctx.facts["dependencies"]
+
+    def global_spec(self, name):
+        """The class of the global object `name` (not one of the function's
+        own names), recorded as a dependency: another object there is
+        another derivative."""
+        if name in self.local:
+            return None
+        if name in self.globals_seen:
+            return self.globals_seen[name]
+        value = self.scope.get(name)
+        spec = spec_of(value) if value is not None else None
+        self.globals_seen[name] = spec
+        if spec is not None:
+            if name in self.deps.cells:
+                self.deps.cell_checks.append((self.deps.cells[name], value))
+            else:
+                self.deps.names.append((self.deps.live, name, value))
+        return spec
 
     def visit_body(self, tree):
         tree.body = [self.visit(stmt) for stmt in tree.body]
