@@ -238,7 +238,8 @@ def test_show_source_after_the_first_call():
         tad.show_source(df)
     df(make_net(), X)
     source = tad.show_source(df)
-    assert "pullback_forward_dself" in source and "field(self, 'layers')" in source
+    assert "pullback_Net_forward_dself" in source and "field(self, 'layers')" in source
+    assert "pullback_Dense_call_dself_x(layer, x)" in source
 
 
 GLOBAL_NET = make_net()

@@ -113,11 +113,13 @@ _COPIES = {}
 
 def specialized(func, specs):
     """A copy of the function `func` that is transformed for the classes
-    `specs` (``((parameter, spec), ...)``) of its arguments; one per pair."""
+    `specs` (``((parameter, spec), ...)``) of its arguments; one per pair.
+    A method's copy is named after its class (``Dense_call`` for
+    ``Dense.__call__``), which names its derivatives."""
     key = (func, specs)
     found = _COPIES.get(key)
     if found is None:
-        found = types.FunctionType(func.__code__, func.__globals__, func.__name__,
+        found = types.FunctionType(func.__code__, func.__globals__, _label(func),
                                    func.__defaults__, func.__closure__)
         found.__dict__.update(func.__dict__)
         found.__kwdefaults__ = func.__kwdefaults__
@@ -126,6 +128,13 @@ def specialized(func, specs):
         setattr(found, SPECS, specs)
         _COPIES[key] = found
     return found
+
+
+def _label(func):
+    parts = func.__qualname__.split(".")
+    if len(parts) >= 2 and parts[-2] != "<locals>":
+        return f"{parts[-2]}_{parts[-1].strip('_')}"
+    return func.__name__
 
 
 def rewrite(tree, ctx, scope, snapshot):
@@ -381,8 +390,8 @@ class _Rewriter(gast.NodeTransformer):
         """`call` as a call of `function`, specialized to the classes of its
         arguments (`spec` for the object, the first)."""
         specs = self._argument_specs(call, function, {0: ("object", spec)})
+        alias = f"{owner.__name__}_{attr.strip('_')}"
         target = specialized(function, specs)
-        alias = f"{owner.__name__}_{attr}".strip("_")
         call.func = self._name(alias, target)
         return gast.copy_location(call, where)
 
