@@ -13,6 +13,7 @@ them) and `Bound.wrap` puts the bound arguments back in at each call.
 import functools
 import inspect
 
+from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.frontend import classes
 
 
@@ -149,6 +150,7 @@ def by_classes(func, make, what):
     call.__doc__ = (f"The {what} of {func.__qualname__}, generated for the classes of "
                     "its arguments when it is called (see tangent_ad.show_source).")
     call.__tangent_ad__ = None
+    call.__tangent_ad_by_classes__ = True
     return call
 
 
@@ -164,6 +166,12 @@ def public(transform, trailing=None):
     def call(func=None, *args, **kwargs):
         if func is None:  # a decorator with options: @grad(wrt=(0, 1))
             return transform(None, *args, **kwargs)
+        if getattr(func, "__tangent_ad_by_classes__", False):
+            raise UnsupportedSyntaxError(
+                f"{func.__name__} is generated for the classes of its arguments when "
+                "it is called, so it cannot be differentiated again yet",
+                hint="differentiate a function of arrays that calls the original, "
+                     "e.g. lambda x: loss(model, x)")
         bound_form = bound(func)
         if bound_form is not None:
             options = signature.bind(func, *args, **kwargs).arguments

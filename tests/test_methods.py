@@ -312,3 +312,17 @@ def test_hessian_of_a_lambda_calling_a_function_with_a_global_model():
     expected = np.array([(g(x + eps * e) - g(x - eps * e)) / (2 * eps) for e in np.eye(3)])
     np.testing.assert_allclose(H, expected, rtol=1e-5, atol=1e-8)
     np.testing.assert_allclose(g(x), numerical_grad(f, (x,), 0), rtol=1e-6, atol=1e-9)
+
+
+def test_a_derivative_made_for_classes_is_not_differentiated_again():
+    df = tad.grad(loss_of, wrt=1)
+    with pytest.raises(tad.UnsupportedSyntaxError, match="cannot be differentiated again") as info:
+        tad.jvp(df, wrt=1)
+    assert "lambda x: loss(model, x)" in info.value.hint
+    net = make_net()  # what the hint says works
+    f = lambda x: loss_of(net, x)  # noqa: E731
+    V1 = RNG.normal(size=X.shape)
+    _, tangent = tad.jvp(tad.grad(f))(X, 1.0, V1)  # the seed bresult, then dx
+    g, eps = tad.grad(f), 1e-5
+    np.testing.assert_allclose(tangent, (g(X + eps * V1) - g(X - eps * V1)) / (2 * eps),
+                               rtol=1e-5, atol=1e-8)
