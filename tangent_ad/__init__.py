@@ -7,14 +7,37 @@ transformation, with derivatives you can read.
 >>> df = tad.grad(f)
 >>> print(tad.show_source(df))  # doctest: +SKIP
 """
-from tangent_ad.api import (
-    autodiff, grad, hessian, hvp, jacobian, jvp, show_source, value_and_grad, vjp)
-from tangent_ad.errors import (
-    InternalError, NoDerivativeError, NonDifferentiableArgumentError, NonScalarOutputError, SourceUnavailableError,
-    TangentADError, TemplateError, UnsupportedSyntaxError)
-from tangent_ad.hooks import checkpoint, checkpointed, insert_grad_code, stop_gradient
-from tangent_ad.registry import adjoint, tangent
-from tangent_ad.trees import tree_map
+import importlib
+
+# Each public name and the module that defines it. They are imported on
+# first use (PEP 562), so that ``import tangent_ad.runtime``, which the
+# generated code and the files the command line writes do, loads NumPy and
+# the runtime helpers only, not the transformer (gast, astor, the passes).
+_EXPORTS = {
+    **dict.fromkeys(("autodiff", "grad", "hessian", "hvp", "jacobian", "jvp", "show_source",
+                     "value_and_grad", "vjp"), "tangent_ad.api"),
+    **dict.fromkeys(("InternalError", "NoDerivativeError", "NonDifferentiableArgumentError",
+                     "NonScalarOutputError", "SourceUnavailableError", "TangentADError",
+                     "TemplateError", "UnsupportedSyntaxError"), "tangent_ad.errors"),
+    **dict.fromkeys(("checkpoint", "checkpointed", "insert_grad_code", "stop_gradient"),
+                    "tangent_ad.hooks"),
+    **dict.fromkeys(("adjoint", "tangent"), "tangent_ad.registry"),
+    "tree_map": "tangent_ad.trees",
+}
+
+
+def __getattr__(name):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tangent_ad' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS))
+
 
 __all__ = [
     "grad", "value_and_grad", "vjp", "jvp", "hvp", "jacobian", "hessian", "autodiff",

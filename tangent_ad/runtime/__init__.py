@@ -5,6 +5,8 @@ and nothing else from tangent_ad (``from tangent_ad.runtime import ...``),
 so this package depends on NumPy only. Each helper does one small piece of
 bookkeeping a reader can look up here:
 
+* ``arrays``: allocation and scatter-add in the operands' own array
+  library (NumPy, Dask, CuPy), so that derivatives follow the arrays;
 * ``boundary``: what a derivative does with its arguments and results:
   an integer argument enters as float64 (``float_argument``), a result
   leaves in its argument's type, structure and dtype (``cast_like``);
@@ -27,8 +29,9 @@ bookkeeping a reader can look up here:
   operand of a product or a decomposition.
 """
 from tangent_ad.runtime import (
-    boundary, core, linalg, linalg_tangents, loops, objects, reductions, shapes, structures,
-    tangents)
+    arrays, boundary, core, linalg, linalg_tangents, loops, objects, reductions, shapes,
+    structures, tangents)
+from tangent_ad.runtime.arrays import *  # noqa: F401,F403
 from tangent_ad.runtime.boundary import *  # noqa: F401,F403
 from tangent_ad.runtime.core import *  # noqa: F401,F403
 from tangent_ad.runtime.linalg import *  # noqa: F401,F403
@@ -40,6 +43,6 @@ from tangent_ad.runtime.shapes import *  # noqa: F401,F403
 from tangent_ad.runtime.structures import *  # noqa: F401,F403
 from tangent_ad.runtime.tangents import *  # noqa: F401,F403
 
-MODULES = (boundary, core, structures, objects, loops, reductions, shapes, linalg, linalg_tangents,
-           tangents)
+MODULES = (arrays, boundary, core, structures, objects, loops, reductions, shapes, linalg,
+           linalg_tangents, tangents)
 __all__ = [name for module in MODULES for name in module.__all__]

@@ -14,6 +14,7 @@ import numpy as np
 
 from tangent_ad.errors import InternalError, NonDifferentiableArgumentError
 from tangent_ad.runtime import objects
+from tangent_ad.runtime.arrays import is_foreign_array, zeros_from
 
 __all__ = ["cast_like", "float_argument"]
 
@@ -41,6 +42,12 @@ def float_argument(x):
         return float(x)
     if isinstance(x, np.integer) or kind is _ndarray and x.dtype.kind in "iu":
         return np.asarray(x, np.float64)[()] if kind is not _ndarray else x.astype(np.float64)
+    if is_foreign_array(x):  # a Dask or CuPy array
+        if x.dtype.kind == "b":
+            raise NonDifferentiableArgumentError(
+                f"cannot differentiate with respect to a bool argument ({_describe(x)}): "
+                "a bool has no derivative")
+        return x.astype(np.float64) if x.dtype.kind in "iu" else x
     return _float_items(x)
 
 
@@ -102,6 +109,8 @@ def cast_like(g, x):
         return 0j if g is None else complex(np.asarray(g).reshape(()))
     if isinstance(x, np.generic) and x.dtype.kind in "biufc":
         return _array_like(g, x)[()]
+    if is_foreign_array(x):
+        return _foreign_like(g, x)
     if objects.is_object(x):  # fields that carry no derivative keep their value
         if g is not None and not objects.is_object(g):
             _not_object(g, x)
@@ -138,6 +147,27 @@ def _array_like(g, x):
     return a.astype(dtype, copy=False)
 
 
+def _foreign_like(g, x):
+    """`g` as an array of `x`'s library (Dask, CuPy), shape and dtype,
+    converted by that library's functions, never through NumPy."""
+    dtype = x.dtype if x.dtype.kind in "fc" else np.dtype(np.float64)
+    if g is None:
+        return zeros_from(x, x.shape, dtype)
+    if not is_foreign_array(g):
+        g = np.asarray(g, like=x)  # a NumPy value (a constant adjoint) into x's library
+    if g.dtype.kind == "c" and dtype.kind != "c":
+        g = np.real(g)
+    if g.shape != x.shape:
+        if g.size == x.size and _squeezed(g.shape) == _squeezed(x.shape):
+            g = np.reshape(g, x.shape)
+        elif g.size == 1:
+            g = np.broadcast_to(np.reshape(g, ()), x.shape)
+        else:
+            raise InternalError(f"a derivative of shape {g.shape} came out for a value "
+                                f"of shape {x.shape}")
+    return g if g.dtype == dtype else g.astype(dtype)
+
+
 def _squeezed(shape):
     return tuple(n for n in shape if n != 1)
 
@@ -150,11 +180,11 @@ def _real_number(g):
     """`g` (a number or a one-entry array) as one real NumPy value."""
     if g is None:
         return 0.0
-    a = np.asarray(g)
+    a = g if is_foreign_array(g) else np.asarray(g)
     if a.size != 1:
         raise InternalError(f"a derivative of shape {a.shape} came out for a number")
-    a = a.reshape(())
-    return a.real if a.dtype.kind == "c" else a
+    a = np.reshape(a, ())
+    return np.real(a) if a.dtype.kind == "c" else a
 
 
 def _rebuild(like, items):

@@ -9,6 +9,7 @@ import operator
 import numpy as np
 
 from tangent_ad.errors import NonScalarOutputError, UnsupportedSyntaxError
+from tangent_ad.runtime.arrays import as_array, is_foreign_array, scatter_add
 from tangent_ad.runtime.structures import accumulate, rebuild, unindex_container, zeros_like
 
 __all__ = ["ensure_scalar", "ensure_real", "unbroadcast", "unplus", "untimes", "unreduce", "unreduce_mean", "unindex", "inverse_permutation", "conj_complex", "abs_slope", "dsinc", "digamma"]
@@ -76,6 +77,8 @@ def _like(g, x):
             np.issubdtype(dtype, np.inexact):
         if np.iscomplexobj(g) and not np.issubdtype(dtype, np.complexfloating):
             g = np.real(g)
+        if is_foreign_array(g):  # a Dask or CuPy array stays one
+            return np.reshape(g.astype(dtype), np.shape(x))
         return np.asarray(g).astype(dtype, copy=False).reshape(np.shape(x))
     return g
 
@@ -219,9 +222,8 @@ def unindex(g, x, index):
     z = np.zeros_like(x)
     if _is_basic_index(index):
         z[index] = g
-    else:
-        np.add.at(z, index, g)
-    return z
+        return z
+    return scatter_add(z, index, g)
 
 
 def _is_basic_index(index):
@@ -298,7 +300,7 @@ def digamma(x):
     >>> float(np.round(digamma(1.0), 10))  # minus the Euler-Mascheroni constant
     -0.5772156649
     """
-    z = np.asarray(x, dtype=np.float64)
+    z = as_array(x, np.float64)
     reflect = z < 0.5
     y = np.where(reflect, 1.0 - z, z)
     shift = sum(1.0 / (y + k) for k in range(6))

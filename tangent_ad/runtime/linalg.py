@@ -319,7 +319,7 @@ def grad_eigh(g, result):
            [0., 0.]])
     """
     (gw, gv), (w, v) = g, result
-    inner = np.zeros(np.shape(v), dtype=v.dtype)
+    inner = np.zeros_like(v)
     if gw is not None:
         inner = inner + np.expand_dims(gw, -1) * np.eye(np.shape(w)[-1], dtype=v.dtype)
     if gv is not None:

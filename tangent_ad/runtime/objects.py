@@ -32,7 +32,8 @@ _NOT_OBJECTS = (numbers.Number, str, bytes, type(None), np.ndarray, np.generic, 
 def is_object(x):
     """True for a dataclass instance or an instance of a user class with
     attributes: a node whose fields hold the derivatives."""
-    if isinstance(x, _NOT_OBJECTS) or dataclasses.is_dataclass(x) and isinstance(x, type):
+    if isinstance(x, _NOT_OBJECTS) or dataclasses.is_dataclass(x) and isinstance(x, type) \
+            or hasattr(x, "__array_function__"):  # an array of another library (Dask)
         return False
     return dataclasses.is_dataclass(x) or hasattr(x, "__dict__") and \
         type(x).__module__ not in ("builtins", "numpy")

@@ -2,6 +2,7 @@
 max/min, var/std, cumulative sums, norms, median."""
 import numpy as np
 
+from tangent_ad.runtime.arrays import zeros_from
 from tangent_ad.runtime.core import (
     _axes, _keep_dims, _like, unbroadcast, unreduce, unreduce_mean)
 
@@ -164,7 +165,7 @@ def undiff(g, n=1, axis=-1):
     >>> undiff(np.array([1.0, 2.0]), n=1)
     array([-1., -1.,  2.])
     """
-    zero = np.zeros((), dtype=np.result_type(g))
+    zero = zeros_from(g, ())
     for _ in range(n):
         g = -np.diff(g, axis=axis, prepend=zero, append=zero)
     return g
@@ -187,7 +188,7 @@ def unreduce_median(g, x, axis=None, keepdims=False):
     g = unreduce(g, x, axis, keepdims)
     g = np.ravel(g)[:1] if flat else np.reshape(np.moveaxis(g, axes, ends),
                                                 np.shape(values)[:-1] + (-1,))[..., :1]
-    out = np.zeros(np.shape(values), dtype=np.result_type(g))
+    out = zeros_from(g, np.shape(values))
     for k in {(n - 1) // 2, n // 2}:
         np.put_along_axis(out, order[..., k:k + 1],
                           np.take_along_axis(out, order[..., k:k + 1], -1)

@@ -2,6 +2,7 @@
 ``unX`` undoes the data movement of ``np.X`` for the adjoint."""
 import numpy as np
 
+from tangent_ad.runtime.arrays import scatter_add, zeros_from
 from tangent_ad.runtime.boundary import cast_like
 from tangent_ad.runtime.core import _like
 
@@ -80,8 +81,8 @@ def unrepeat(g, x, repeats, axis=None):
     axis = 0 if axis is None else axis % np.ndim(x)
     n = np.shape(source)[axis]
     runs = np.moveaxis(g, axis, 0)
-    total = np.zeros((n,) + np.shape(runs)[1:], dtype=np.result_type(g))
-    np.add.at(total, np.repeat(np.arange(n), repeats), runs)
+    total = zeros_from(runs, (n,) + np.shape(runs)[1:])
+    total = scatter_add(total, np.repeat(np.arange(n), repeats), runs)
     return _like(np.reshape(np.moveaxis(total, 0, axis), np.shape(x)), x)
 
 
@@ -117,8 +118,8 @@ def _fold_padding(g, axis, before, after, mode):
     n = np.shape(g)[axis] - before - after
     source = np.pad(np.arange(n), (before, after), mode)
     moved = np.moveaxis(g, axis, -1)
-    out = np.zeros(np.shape(moved)[:-1] + (n,), dtype=np.result_type(g))
-    np.add.at(out, (..., source), moved)
+    out = zeros_from(moved, np.shape(moved)[:-1] + (n,))
+    out = scatter_add(out, (..., source), moved)
     return np.moveaxis(out, -1, axis)
 
 
@@ -131,7 +132,7 @@ def undiagonal(g, x, offset=0, axis1=0, axis2=1):
     array([[0., 1., 0.],
            [0., 0., 2.]])
     """
-    out = np.zeros(np.shape(x), dtype=np.result_type(g))
+    out = zeros_from(g, np.shape(x))
     n = np.shape(np.diagonal(out, offset, axis1, axis2))[-1]
     i = np.arange(n)
     rows, cols = (i, i + offset) if offset >= 0 else (i - offset, i)
@@ -159,14 +160,14 @@ def untake(g, a, indices, axis=None, mode="raise"):
     array([1., 0., 5.])
     """
     n = np.size(a) if axis is None else np.shape(a)[axis]
-    indices = np.asarray(indices)
+    indices = indices if hasattr(indices, "shape") else np.asarray(indices)
     if mode == "wrap":
         indices = indices % n
     elif mode == "clip":
         indices = np.clip(indices, 0, n - 1)
-    out = np.zeros(np.size(a) if axis is None else np.shape(a), dtype=np.result_type(g))
+    out = zeros_from(g, (np.size(a),) if axis is None else np.shape(a))
     where = indices if axis is None else (slice(None),) * (axis % np.ndim(a)) + (indices,)
-    np.add.at(out, where, g)
+    out = scatter_add(out, where, g)
     return _like(np.reshape(out, np.shape(a)), a)
 
 
@@ -179,10 +180,10 @@ def untake_along_axis(g, arr, indices, axis=-1):
     """
     if axis is None:
         return untake(np.ravel(g), arr, np.ravel(indices))
-    out = np.zeros(np.shape(arr), dtype=np.result_type(g))
+    out = zeros_from(g, np.shape(arr))
     where = list(np.indices(np.shape(g), sparse=True))
     where[axis] = indices
-    np.add.at(out, tuple(where), g)
+    out = scatter_add(out, tuple(where), g)
     return _like(out, arr)
 
 

@@ -164,7 +164,7 @@ def updated_tangent(t, array, index, value):
     """
     if isinstance(array, np.ndarray) and array.dtype.kind == "c" and \
             not np.iscomplexobj(t):
-        t = np.asarray(t) + np.zeros_like(array)
+        t = t + np.zeros_like(array)
     return updated(t, index, value)
 
 

@@ -8,6 +8,7 @@ module depends on NumPy only.
 """
 import numpy as np
 
+from tangent_ad.runtime.arrays import as_array, zeros_from
 from tangent_ad.runtime.core import _keep_dims, _like, dsinc
 from tangent_ad.runtime.linalg import grad_einsum, grad_solve_rhs, matrix_transpose
 from tangent_ad.runtime.linalg_tangents import jvp_singular_slope
@@ -54,7 +55,7 @@ def broadcast_like(t, x):
     if np.shape(t) != shape:
         t = np.broadcast_to(t, shape)
     if np.issubdtype(dtype, np.inexact) and np.result_type(t) != dtype:
-        t = np.asarray(t).astype(dtype)
+        t = as_array(t).astype(dtype)
     return t
 
 
@@ -87,8 +88,8 @@ def tangent_array(t, value):
     """
     dtype = np.result_type(value)
     if not np.issubdtype(dtype, np.inexact):
-        return np.zeros(np.shape(value))
-    return np.reshape(np.asarray(t, dtype=dtype), np.shape(value))
+        return zeros_from(value, np.shape(value), np.float64)
+    return np.reshape(as_array(t, dtype), np.shape(value))
 
 
 def jvp_einsum(tangents, operands):
@@ -266,7 +267,7 @@ def trigamma(x):
     >>> float(np.round(trigamma(1.0), 10))  # pi^2 / 6
     1.6449340668
     """
-    z = np.asarray(x, dtype=np.float64)
+    z = as_array(x, np.float64)
     reflect = z < 0.5
     y = np.where(reflect, 1.0 - z, z)
     shift = sum(1.0 / (y + k) ** 2 for k in range(6))
