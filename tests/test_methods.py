@@ -326,3 +326,17 @@ def test_a_derivative_made_for_classes_is_not_differentiated_again():
     g, eps = tad.grad(f), 1e-5
     np.testing.assert_allclose(tangent, (g(X + eps * V1) - g(X - eps * V1)) / (2 * eps),
                                rtol=1e-5, atol=1e-8)
+
+
+def test_a_global_model_whose_layers_change_class_is_differentiated_again():
+    global GLOBAL_NET
+    saved, GLOBAL_NET = GLOBAL_NET, make_net(kind=Dense)
+    try:
+        df = tad.grad(uses_the_global_net)
+        np.testing.assert_allclose(df(X), fd_x(uses_the_global_net), rtol=1e-6, atol=1e-9)
+        GLOBAL_NET.layers = [Softplus(l.W, l.b) for l in GLOBAL_NET.layers]  # the same object
+        np.testing.assert_allclose(df(X), fd_x(uses_the_global_net), rtol=1e-6, atol=1e-9)
+        GLOBAL_NET.layers[0].W = 0.5 * GLOBAL_NET.layers[0].W  # data: read when it runs
+        np.testing.assert_allclose(df(X), fd_x(uses_the_global_net), rtol=1e-6, atol=1e-9)
+    finally:
+        GLOBAL_NET = saved

@@ -157,6 +157,23 @@ def rewrite(tree, ctx, scope, snapshot):
     rewriter.visit_body(tree)
 
 
+class _SameClasses:
+    """A check for ``live.Dependencies``: its ``get`` gives itself back
+    while the global object read by `read` still has the classes `spec`
+    (``net.layers[1] = Softplus(...)`` changes them), so that the
+    derivative is generated again when they change."""
+
+    def __init__(self, read, spec):
+        self.read, self.spec = read, spec
+
+    def get(self, name, default=None):
+        try:
+            same = spec_of(self.read()) == self.spec
+        except ValueError:  # an emptied closure cell
+            same = False
+        return self if same else default
+
+
 class _Known(dict):
     """The classes of local names, and of the global objects the function
     reads (``net.loss(x)`` of a module's ``net``)."""
@@ -295,10 +312,11 @@ class _Rewriter(gast.NodeTransformer):
         spec = spec_of(value) if value is not None else None
         self.globals_seen[name] = spec
         if spec is not None:
-            if name in self.deps.cells:
-                self.deps.cell_checks.append((self.deps.cells[name], value))
-            else:
-                self.deps.names.append((self.deps.live, name, value))
+            cell = self.deps.cells.get(name)
+            read = (lambda: cell.cell_contents) if cell is not None else \
+                (lambda live=self.deps.live: live.get(name))
+            check = _SameClasses(read, spec)
+            self.deps.names.append((check, name, check))
         return spec
 
     def visit_body(self, tree):
