@@ -340,3 +340,13 @@ def test_a_global_model_whose_layers_change_class_is_differentiated_again():
         np.testing.assert_allclose(df(X), fd_x(uses_the_global_net), rtol=1e-6, atol=1e-9)
     finally:
         GLOBAL_NET = saved
+
+
+def test_tangent_ad_objects_such_as_checkpoint_are_not_user_classes():
+    block = tad.checkpoint(lambda W, h: np.tanh(h @ W))
+    W = RNG.normal(size=(3, 3))
+
+    def f(W, x):
+        return np.sum(block(W, x) ** 2)
+
+    np.testing.assert_allclose(tad.grad(f)(W, X), numerical_grad(f, (W, X), 0), rtol=1e-6)
