@@ -2,7 +2,7 @@
 
 The page is generated from the registry, so it lists exactly the rules
 that are loaded: one table per namespace (operators, numpy, numpy.linalg,
-math, builtins, scipy.special), one row per function, with its aliases
+numpy.fft, math, builtins, scipy.special), one row per function, with its aliases
 and a note (the first line of the rule's docstring, or "zero derivative").
 The SciPy section is there only when SciPy is installed, as its rules are.
 tests/test_coverage_page.py fails when the committed page is stale.
@@ -35,6 +35,7 @@ NAMESPACES = [
     ("## Python operators", "operator.", operator),
     ("## numpy", "np.", np),
     ("## numpy.linalg", "np.linalg.", np.linalg),
+    ("## numpy.fft", "np.fft.", np.fft),
     ("## math", "math.", math),
     ("## Python builtins", "", builtins),
     (SCIPY_HEADING, "scipy.special.", special),
@@ -164,10 +165,10 @@ def count(module):
 
 def render():
     """The text of the coverage page for the rules loaded now."""
-    numpy_total = count(np) + count(np.linalg)
+    numpy_total = count(np) + count(np.linalg) + count(np.fft)
     methods = method_rows()
     parts = [HEADER, f"**{numpy_total} NumPy callables** (functions and ufuncs of\n"
-             f"`numpy` and `numpy.linalg`) are covered, and **{len(methods)} ndarray\n"
+             f"`numpy`, `numpy.linalg` and `numpy.fft`) are covered, and **{len(methods)} ndarray\n"
              "methods and attributes** through them. In the tables, ✓ marks a\n"
              "rule for that mode and 0 a zero derivative.\n", CONVENTIONS]
     for heading, prefix, module in NAMESPACES:

@@ -36,7 +36,7 @@ import types
 
 import numpy as np
 
-from tangent_ad.errors import NonScalarOutputError, UnsupportedSyntaxError
+from tangent_ad.errors import NoDerivativeError, NonScalarOutputError, UnsupportedSyntaxError
 from tangent_ad.live import LIVE_KEY, LIVE_NAMES_KEY, current
 
 
@@ -301,7 +301,7 @@ def _vjp_rule(V, derivative):
         lines.append(f"    d[{v}] = {name}({', '.join(params)}, {spread})")
     name = f"tangent_{f.__name__}_d{'_'.join(wrt)}"
     namespace[name] = _cached(("tangent", f, wrt), lambda: _Lazy(
-        name, lambda: derivative(f, "forward", wrt, "hvp")))
+        name, lambda: derivative(f, "forward", wrt, "hvp"), guard=V))
     lines.append(f"    d[{seed}] = {name}({', '.join(primal)}, {spread})")
     rule_name = f"rule_of_{V.__name__}"
     source = f"def {rule_name}({', '.join(['result'] + params)}):\n" + "\n".join(lines) + "\n"
@@ -321,14 +321,19 @@ def _cached(key, make):
 class _Lazy:
     """A generated function made when first called (``build()``). Forward
     mode over code that calls it reads the generated function's source
-    (``__tangent_ad_function__``): that is how the next order is made."""
+    (``__tangent_ad_function__``): that is how the next order is made.
 
-    def __init__(self, name, build):
+    `guard` is the first derivative whose rule calls it (or None: the
+    function itself): see `_refuse_conjugated`."""
+
+    def __init__(self, name, build, guard=None):
         self.__name__ = self.__qualname__ = name
-        self.build, self.fn = build, None
+        self.build, self.fn, self.guard = build, None, guard
 
     def __call__(self, *args):
-        return self.__tangent_ad_function__()(*args)
+        fn = self.__tangent_ad_function__()
+        _refuse_conjugated(args, (fn, self.guard))
+        return fn(*args)
 
     def __tangent_ad_function__(self):
         if self.fn is None or not current(self.fn):
@@ -351,7 +356,7 @@ class _Product(_Lazy):
         if self.kind is None and len(self.wrt) == 1 and \
                 (type(seed) is float or np.ndim(seed) == 0):
             self._check_scalar_output(args)
-        return self.__tangent_ad_function__()(*args)
+        return super().__call__(*args)
 
     def _check_scalar_output(self, args):
         """A scalar cotangent is the seed of ``grad(grad(f))``: the
@@ -373,6 +378,41 @@ class _Product(_Lazy):
                 f"{self.f.__name__} with respect to {self.wrt[0]} {what}",
                 hint="for a Hessian use tangent_ad.hessian(f); "
                      "for a Hessian-vector product, tangent_ad.hvp(f)")
+
+
+def _refuse_conjugated(args, functions):
+    """Refuse a reverse rule of a derivative at complex values when that
+    derivative conjugates its complex results (``conj_complex``: it went
+    through a non-holomorphic step such as ``np.abs`` or ``np.real``).
+
+    The rules above read a vjp as the transpose ``J^T c``, which holds for
+    real values and for holomorphic functions of complex ones; the
+    conjugated vjp of a non-holomorphic function is not that transpose,
+    and its rule would give a wrong number (autograd's test suite found
+    it: the second derivative of ``np.abs`` at a complex point). Forward
+    mode over the same derivatives is exact and stays available
+    (``tad.jvp(tad.vjp(f))``, ``tad.hvp``).
+    """
+    if not any(np.iscomplexobj(a) for a in _leaves(args)):
+        return
+    for fn in functions:
+        info = getattr(fn, "__tangent_ad__", None)
+        if info is not None and "conj_complex(" in info.source:
+            raise NoDerivativeError(
+                f"the reverse-mode derivative of {fn.__name__} at complex values is not "
+                "supported: it goes through a non-holomorphic step (np.abs, np.real, "
+                "np.conj, ...) whose second derivative tangent_ad cannot take in reverse mode",
+                hint="take the second derivative in forward mode: tangent_ad.jvp of the "
+                     "gradient or vjp (tangent_ad.hvp does), or split the complex values into "
+                     "real and imaginary parts")
+
+
+def _leaves(value):
+    if isinstance(value, (list, tuple)):
+        return [leaf for part in value for leaf in _leaves(part)]
+    if isinstance(value, dict):
+        return _leaves(list(value.values()))
+    return [value]
 
 
 def _seed_adjoint(name, g, primal):

@@ -11,10 +11,10 @@ import numpy as np
 
 from tangent_ad.registry import adjoint, nonholomorphic
 from tangent_ad.runtime import (
-    grad_cholesky, grad_dot_lhs, grad_dot_rhs, grad_eigh_pair, grad_einsum,
+    grad_cholesky, grad_cross_lhs, grad_cross_rhs, grad_dot_lhs, grad_dot_rhs, grad_eigh_pair, grad_einsum,
     grad_kron_lhs, grad_kron_rhs, grad_matmul_lhs, grad_matmul_rhs,
-    grad_solve_lhs, grad_solve_rhs, grad_tensordot_lhs, grad_tensordot_rhs,
-    matrix_transpose, unbroadcast)
+    grad_solve_lhs, grad_solve_rhs, grad_svd, grad_tensordot_lhs, grad_tensordot_rhs,
+    matrix_transpose, real_matrix, unbroadcast)
 
 d = None  # d[x] is the adjoint of x; templates are parsed, never run
 
@@ -22,9 +22,9 @@ d = None  # d[x] is the adjoint of x; templates are parsed, never run
 # ---- products --------------------------------------------------------------
 
 @adjoint(np.cross)
-def cross(result, a, b, axis=None):
-    d[a] = unbroadcast(np.cross(b, d[result], axis=axis), a)
-    d[b] = unbroadcast(np.cross(d[result], a, axis=axis), b)
+def cross(result, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    d[a] = grad_cross_lhs(d[result], a, b, axisa, axisb, axisc, axis)
+    d[b] = grad_cross_rhs(d[result], a, b, axisa, axisb, axisc, axis)
 
 
 @adjoint(np.dot)
@@ -102,6 +102,23 @@ def inv(result, a):
     d[a] = -matrix_transpose(result) @ d[result] @ matrix_transpose(result)
 
 
+@adjoint(np.linalg.eigvalsh)
+def eigvalsh(result, a, UPLO="L"):
+    """Needs distinct eigenvalues; real matrices only. Symmetric, as eigh's."""
+    d[a] = (np.linalg.eigh(real_matrix(a, "np.linalg.eigvalsh"), UPLO)[1] *
+            np.expand_dims(d[result], -2)) @ matrix_transpose(np.linalg.eigh(a, UPLO)[1])
+
+
+@adjoint(np.linalg.pinv)
+def pinv(result, a, rcond=None, hermitian=False):
+    """Needs a matrix of full rank; real matrices only."""
+    d[a] = -matrix_transpose(result) @ d[result] @ matrix_transpose(result) + \
+        (matrix_transpose(d[result]) - real_matrix(a, "np.linalg.pinv") @
+         (result @ matrix_transpose(d[result]))) @ (result @ matrix_transpose(result)) + \
+        (matrix_transpose(result) @ result) @ \
+        (matrix_transpose(d[result]) - (matrix_transpose(d[result]) @ result) @ a)
+
+
 @adjoint(np.linalg.slogdet)
 def slogdet(result, a):
     """Not usable yet: indexing the result fails."""
@@ -116,3 +133,12 @@ def solve(result, a, b):
     gb = grad_solve_rhs(d[result], a, result)
     d[a] = grad_solve_lhs(gb, a, result)
     d[b] = unbroadcast(gb, b)
+
+
+@adjoint(np.linalg.svd)
+def svd(result, a, full_matrices=True, compute_uv=True, hermitian=False):
+    """Needs distinct nonzero singular values; singular vectors of real matrices only."""
+    d[a] = grad_svd(d[result], result, a, full_matrices, compute_uv)
+
+
+nonholomorphic(np.linalg.svd)  # the singular values of a complex a are real

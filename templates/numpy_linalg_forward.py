@@ -9,6 +9,7 @@ the matrix identities, e.g. ``d inv(a) = -inv(a) @ da @ inv(a)`` and
 import numpy as np
 
 from tangent_ad.registry import tangent
+from tangent_ad.runtime import grad_svd, jvp_grad_svd, jvp_jvp_svd, jvp_svd, matrix_transpose, real_matrix
 from tangent_ad.runtime.tangents import jvp_cholesky, jvp_eigh, jvp_einsum
 
 d = None  # d[x] is the tangent of x; templates are parsed, never run
@@ -17,8 +18,9 @@ d = None  # d[x] is the tangent of x; templates are parsed, never run
 # ---- products --------------------------------------------------------------
 
 @tangent(np.cross)
-def cross(result, a, b, axis=None):
-    d[result] = np.cross(d[a], b, axis=axis) + np.cross(a, d[b], axis=axis)
+def cross(result, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    d[result] = np.cross(d[a], b, axisa, axisb, axisc, axis) + \
+        np.cross(a, d[b], axisa, axisb, axisc, axis)
 
 
 @tangent(np.dot)
@@ -84,6 +86,25 @@ def inv(result, a):
     d[result] = -result @ d[a] @ result
 
 
+@tangent(np.linalg.eigvalsh)
+def eigvalsh(result, a, UPLO="L"):
+    """Needs distinct eigenvalues. Reads the triangle UPLO of da, as eigh."""
+    d[result] = np.sum(np.linalg.eigh(a, UPLO)[1] * (np.where(
+        UPLO == "U", np.triu(d[a]) + matrix_transpose(np.triu(d[a], 1)),
+        np.tril(d[a]) + matrix_transpose(np.tril(d[a], -1))) @ np.linalg.eigh(a, UPLO)[1]),
+        axis=-2)
+
+
+@tangent(np.linalg.pinv)
+def pinv(result, a, rcond=None, hermitian=False):
+    """Needs a matrix of full rank; real matrices only."""
+    d[result] = -result @ real_matrix(d[a], "np.linalg.pinv") @ result + \
+        (result @ matrix_transpose(result)) @ \
+        (matrix_transpose(d[a]) - matrix_transpose(d[a]) @ (a @ result)) + \
+        (matrix_transpose(d[a]) - (result @ a) @ matrix_transpose(d[a])) @ \
+        (matrix_transpose(result) @ result)
+
+
 @tangent(np.linalg.slogdet)
 def slogdet(result, a):
     d[result] = (np.zeros_like(result[0]),
@@ -93,3 +114,21 @@ def slogdet(result, a):
 @tangent(np.linalg.solve)
 def solve(result, a, b):
     d[result] = np.linalg.solve(a, d[b] - d[a] @ result)
+
+
+@tangent(np.linalg.svd)
+def svd(result, a, full_matrices=True, compute_uv=True, hermitian=False):
+    """Needs distinct nonzero singular values; singular vectors of real matrices only."""
+    d[result] = jvp_svd(d[a], result, a, full_matrices, compute_uv)
+
+
+# ---- the adjoints of the reverse rules --------------------------------------
+
+@tangent(grad_svd)
+def grad_svd_rule(result, g, usv, a, full_matrices=True, compute_uv=True):
+    d[result] = jvp_grad_svd(d[g], d[a], g, a, full_matrices, compute_uv)
+
+
+@tangent(jvp_svd)
+def jvp_svd_rule(result, da, usv, a, full_matrices=True, compute_uv=True):
+    d[result] = jvp_jvp_svd(d[da], d[a], da, a, full_matrices, compute_uv)

@@ -55,8 +55,10 @@ nonholomorphic(np.linalg.norm)  # |z| of complex entries
 @adjoint(np.amax)
 @adjoint(np.min)
 @adjoint(np.amin)
+@adjoint(np.nanmax)
+@adjoint(np.nanmin)
 def max(result, a, axis=None, keepdims=False):
-    """Ties share the adjoint equally."""
+    """Ties share the adjoint equally (NaN elements equal no result)."""
     d[a] = unreduce_max(d[result], result, a, axis, keepdims)
 
 
@@ -76,6 +78,12 @@ def nanmean(result, a, axis=None, keepdims=False):
     """NaN elements get a zero adjoint."""
     d[a] = unreduce(d[result] / np.sum(~np.isnan(a), axis, keepdims=keepdims), a, axis,
                     keepdims) * ~np.isnan(a)
+
+
+@adjoint(np.nanprod)
+def nanprod(result, a, axis=None, keepdims=False):
+    """NaN elements get a zero adjoint; undefined where an element is zero."""
+    d[a] = np.where(np.isnan(a), 0.0, unreduce(d[result] * result, a, axis, keepdims) / a)
 
 
 @adjoint(np.nansum)

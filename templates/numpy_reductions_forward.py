@@ -55,8 +55,10 @@ def norm(result, x, ord=None, axis=None, keepdims=False):
 @tangent(np.amax)
 @tangent(np.min)
 @tangent(np.amin)
+@tangent(np.nanmax)
+@tangent(np.nanmin)
 def max(result, a, axis=None, keepdims=False):
-    """Ties share the tangent equally."""
+    """Ties share the tangent equally (NaN elements equal no result)."""
     share = unreduce_max(np.ones_like(result), result, a, axis, keepdims)
     d[result] = np.sum(share * d[a], axis, keepdims=keepdims)
 
@@ -83,6 +85,12 @@ def nanmean(result, a, axis=None, keepdims=False):
 def nansum(result, a, axis=None, keepdims=False):
     """NaN elements do not count."""
     d[result] = np.sum(np.where(np.isnan(a), 0.0, d[a]), axis, keepdims=keepdims)
+
+
+@tangent(np.nanprod)
+def nanprod(result, a, axis=None, keepdims=False):
+    """Undefined where an element is zero."""
+    d[result] = result * np.nansum(d[a] / a, axis, keepdims=keepdims)
 
 
 @tangent(np.prod)

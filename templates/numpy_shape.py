@@ -169,6 +169,7 @@ def stack(result, arrays, axis=0):
 
 
 @adjoint(np.vstack)
+@adjoint(np.row_stack)
 def vstack(result, tup):
     d[tup] = unconcatenate(d[result], tup, 0)
 

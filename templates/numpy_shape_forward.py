@@ -177,6 +177,7 @@ def stack(result, arrays, axis=0):
 
 
 @tangent(np.vstack)
+@tangent(np.row_stack)
 def vstack(result, tup):
     d[result] = np.vstack(d[tup])
 

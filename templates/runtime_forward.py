@@ -33,7 +33,8 @@ from tangent_ad.runtime import (
     float_argument, grad_cholesky, grad_dot_lhs, grad_dot_rhs, grad_eigh_pair, grad_einsum, grad_kron_lhs,
     grad_kron_rhs, grad_matmul_lhs, grad_matmul_rhs, grad_norm, grad_solve_lhs,
     grad_solve_rhs, grad_tensordot_lhs, grad_tensordot_rhs, inverse_permutation,
-    jvp_abs_slope, jvp_grad_cholesky, jvp_grad_eigh, jvp_grad_einsum, jvp_grad_norm,
+    jvp_abs_slope, jvp_einsum, jvp_grad_cholesky, jvp_grad_eigh, jvp_grad_einsum, jvp_grad_norm,
+    jvp_jvp_einsum,
     jvp_grad_solve_rhs, jvp_mean, linspace_fraction, matrix_transpose, segment_length,
     tangent_array, trigamma, unarray, unatleast, uncumsum, unconcatenate, undiag, undiagonal,
     undiff, unfield, unindex, unindex_container, iterated_tangent, uniterated, unpad, unreduce,
@@ -335,6 +336,11 @@ def grad_kron_rhs_rule(result, g, a, b):
 @tangent(grad_einsum)
 def grad_einsum_rule(result, g, operands):
     d[result] = jvp_grad_einsum(d[g], d[operands], g, operands)
+
+
+@tangent(jvp_einsum)
+def jvp_einsum_rule(result, tangents, operands):
+    d[result] = jvp_jvp_einsum(d[tangents], d[operands], tangents, operands)
 
 
 @tangent(grad_solve_rhs)

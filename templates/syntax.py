@@ -13,7 +13,7 @@ from tangent_ad.hooks import checkpointed, stop_gradient
 from tangent_ad.registry import adjoint, zero_derivative
 from tangent_ad.runtime import (
     appended, concatenated, field, grad_matmul_lhs, grad_matmul_rhs, iterated, repeated,
-    unbroadcast, unfield, unindex, uniterated, unplus, untimes, updated, zeroed)
+    size_of, unbroadcast, unfield, unindex, uniterated, unplus, untimes, updated, zeroed)
 
 d = None  # d[x] is the adjoint of x; templates are parsed, never run
 
@@ -125,4 +125,4 @@ def pos(result, a):
 # ---- builtins whose results carry no derivative ------------------------------
 
 zero_derivative(len, range, int, bool, round, isinstance, operator.floordiv,
-                stop_gradient, checkpointed)
+                stop_gradient, checkpointed, size_of)

@@ -459,3 +459,24 @@ def test_jvp_of_a_complex_write_into_a_copy_of_a_real_array_keeps_its_imaginary_
         expected = (_complex_copy_written(x + 1e-6 * tx, s + 1e-6 * ts) -
                     _complex_copy_written(x - 1e-6 * tx, s - 1e-6 * ts)) / 2e-6
         np.testing.assert_allclose(tangent, expected, rtol=1e-6)
+
+
+def _abs_of(z):
+    return np.abs(z)
+
+
+def test_reverse_over_a_conjugated_vjp_is_refused_at_complex_values():
+    # found by autograd's test suite (benchmarks/peer_suites): the derived
+    # rule of a vjp reads it as J^T c, which a vjp that went through a
+    # non-holomorphic step (and so conjugates its result) is not; it gave
+    # d/dc Re(w * vjp(z, c)) = Re(w * conj(z / |z|)) instead of Re(w * z / |z|)
+    vjp = tad.vjp(_abs_of)
+    outer = tad.vjp(vjp, wrt=(0, 1))
+    z, c, w = 1.1 + 1.2j, -0.28, 0.3 - 0.4j
+    with pytest.raises(tad.NoDerivativeError, match="non-holomorphic"):
+        outer(z, c, w)
+    # forward mode over the same vjp is exact
+    _, tangent = tad.jvp(vjp, wrt=(1,))(z, c, 1.0)
+    np.testing.assert_allclose(tangent, z / abs(z), rtol=1e-12)
+    # and at real values the reverse rule stays: d/dc (c * sign(x)) = sign(x)
+    np.testing.assert_allclose(outer(-1.5, c, 0.5)[1], -0.5)

@@ -226,7 +226,8 @@ def _forward_rule_module(func):
 # gradient) but no reverse rules: grad of a gradient uses a derived rule
 # (tangent_ad/second_order.py) instead of reverse mode over generated code.
 FORWARD_ONLY = {f for f in REGISTRY.functions("forward")
-                if _forward_rule_module(f) == "tangent_ad.templates.runtime_forward"}
+                if _forward_rule_module(f) == "tangent_ad.templates.runtime_forward"
+                or getattr(f, "__module__", "").startswith("tangent_ad.runtime")}
 REVERSE_ONLY = set()
 
 

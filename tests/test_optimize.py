@@ -108,7 +108,7 @@ def test_reductions_read_their_shape_from_the_earliest_name_in_one_round():
     once = fixed_point.fingerprint(simplify.run(tree, None))
     twice = fixed_point.fingerprint(simplify.run(tree, None))
     assert before != once == twice
-    assert "np.full_like(x, bresult / np.size(x))" in emit.run(tree)
+    assert "np.full_like(x, bresult / size_of(x))" in emit.run(tree)
 
 
 def test_dead_code_goes_as_a_whole_chain_in_one_run():

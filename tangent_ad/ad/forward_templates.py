@@ -72,6 +72,10 @@ class _DropDefaults(gast.NodeTransformer):
         return isinstance(node, gast.Name) and node.id in self.defaults
 
     def visit_Call(self, node):
+        if isinstance(node.func, gast.Name) and node.func.id == "zeros_like" and \
+                len(node.args) == 1 and self.is_default(node.args[0]):
+            # the zero tangent of a defaulted argument: the zero of its default
+            return zero_value(self.defaults[node.args[0].id])
         node.keywords = [k for k in node.keywords if not self.is_default(k.value)]
         while node.args and self.is_default(node.args[-1]):
             node.args.pop()

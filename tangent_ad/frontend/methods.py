@@ -9,6 +9,8 @@ can run it.
 """
 import numpy as np
 
+from tangent_ad.runtime.arrays import size_of
+
 METHODS = {
     "all": np.all, "any": np.any, "argmax": np.argmax, "argmin": np.argmin,
     "argsort": np.argsort, "clip": np.clip, "conj": np.conj,
@@ -29,7 +31,7 @@ PACKED_ARGUMENTS = {"reshape", "transpose"}
 
 ATTRIBUTES = {
     "T": np.transpose, "real": np.real, "imag": np.imag, "shape": np.shape,
-    "ndim": np.ndim, "size": np.size,
+    "ndim": np.ndim, "size": size_of,
 }
 
 

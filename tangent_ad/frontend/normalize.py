@@ -245,7 +245,10 @@ class _Normalizer(Desugar):
         self.note_kind(new, value)
 
     def numpy_call(self, func, args):
-        """``np.<func>(*args)``, resolved to `func`."""
+        """``np.<func>(*args)``, resolved to `func` (a runtime helper such as
+        ``size_of`` by its own name)."""
+        if func.__module__.startswith("tangent_ad.runtime"):
+            return self._resolved(call(func.__name__, *args), func)
         self.ctx.namespace.setdefault("np", np)
         return self._resolved(call(numpy_path(func), *args), func)
 

@@ -268,7 +268,7 @@ class Kinds:
             return _zeros(args)
         if func == "np.outer" and len(args) == 2:
             return self._outer(args)
-        if func in ("len", "np.size", "np.ndim") and len(args) == 1:
+        if func in ("len", "np.size", "size_of", "np.ndim") and len(args) == 1:
             return Kind("int")
         if func in _SHAPE_OF_FIRST and len(args) == _SHAPE_OF_FIRST[func]:
             return self._like_first(func, args)

@@ -34,7 +34,7 @@ _FOLD_COMPARE = {gast.Eq: operator.eq, gast.NotEq: operator.ne}
 
 
 # Calls that read only the shape (and dtype) of their first argument.
-_SHAPE_READERS = {"np.full_like", "np.zeros_like", "np.ones_like", "np.size",
+_SHAPE_READERS = {"np.full_like", "np.zeros_like", "np.ones_like", "np.size", "size_of",
                   "np.shape", "zeros_like"}
 
 
@@ -223,7 +223,9 @@ class _Simplifier:
             fill, like = args[0], self._shape_source(args[1])
             if name == "unreduce_mean":
                 fill = gast.BinOp(left=fill, op=gast.Div(), right=gast.Call(
-                    func=_np("size"), args=[copy.deepcopy(like)], keywords=[]))
+                    func=gast.Name(id="size_of", ctx=gast.Load(), annotation=None,
+                                   type_comment=None),
+                    args=[copy.deepcopy(like)], keywords=[]))
             return gast.Call(func=_np("full_like"), args=[like, fill], keywords=[])
         return node
 

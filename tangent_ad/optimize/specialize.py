@@ -226,7 +226,7 @@ class _Rewriter(gast.NodeTransformer):
                 is_real(self.kinds.of(args[0])) or
                 func == "conj_complex" and self.real_arguments):
             return args[0]
-        if func == "np.size" and len(args) == 1 and not self.kinds.is_placeholder(args[0]):
+        if func in ("np.size", "size_of") and len(args) == 1 and not self.kinds.is_placeholder(args[0]):
             kind = self.kinds.of(args[0])
             if kind is not None:
                 return const(kind.size)

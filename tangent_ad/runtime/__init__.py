@@ -23,17 +23,23 @@ bookkeeping a reader can look up here:
 * ``linalg_tangents``: the tangents of the decompositions' adjoints
   (Cholesky's, eigh's, the matrix 2-norm's and nuclear norm's), for
   forward mode over a gradient;
+* ``array_ops``: the adjoints of np.cross (with its axis arguments),
+  np.gradient and np.select;
+* ``fft``: the adjoints of the discrete Fourier transforms; ``svd``: the
+  adjoints and tangents of the singular value decomposition;
 * ``reductions``, ``shapes``, ``linalg``: the helpers of the NumPy rules,
   one per function whose adjoint is more than a line of NumPy: ``unX``
   undoes the data movement of ``np.X``, ``grad_X`` is the adjoint of an
   operand of a product or a decomposition.
 """
 from tangent_ad.runtime import (
-    arrays, boundary, core, linalg, linalg_tangents, loops, objects, reductions, shapes,
-    structures, tangents)
+    array_ops, arrays, boundary, core, fft, linalg, linalg_tangents, loops, objects,
+    reductions, shapes, structures, svd, tangents)
+from tangent_ad.runtime.array_ops import *  # noqa: F401,F403
 from tangent_ad.runtime.arrays import *  # noqa: F401,F403
 from tangent_ad.runtime.boundary import *  # noqa: F401,F403
 from tangent_ad.runtime.core import *  # noqa: F401,F403
+from tangent_ad.runtime.fft import *  # noqa: F401,F403
 from tangent_ad.runtime.linalg import *  # noqa: F401,F403
 from tangent_ad.runtime.linalg_tangents import *  # noqa: F401,F403
 from tangent_ad.runtime.loops import *  # noqa: F401,F403
@@ -41,8 +47,9 @@ from tangent_ad.runtime.objects import *  # noqa: F401,F403
 from tangent_ad.runtime.reductions import *  # noqa: F401,F403
 from tangent_ad.runtime.shapes import *  # noqa: F401,F403
 from tangent_ad.runtime.structures import *  # noqa: F401,F403
+from tangent_ad.runtime.svd import *  # noqa: F401,F403
 from tangent_ad.runtime.tangents import *  # noqa: F401,F403
 
 MODULES = (arrays, boundary, core, structures, objects, loops, reductions, shapes, linalg,
-           linalg_tangents, tangents)
+           linalg_tangents, tangents, fft, svd, array_ops)
 __all__ = [name for module in MODULES for name in module.__all__]

@@ -10,7 +10,7 @@ scatter-add in a way each library supports.
 """
 import numpy as np
 
-__all__ = ["zeros_from", "scatter_add", "is_foreign_array", "as_array"]
+__all__ = ["zeros_from", "scatter_add", "is_foreign_array", "as_array", "size_of"]
 
 _ndarray = np.ndarray
 
@@ -20,6 +20,17 @@ def is_foreign_array(x):
     (a Dask or CuPy array, not a NumPy one)."""
     return type(x) is not _ndarray and not isinstance(x, np.generic) and \
         hasattr(x, "__array_function__") and hasattr(x, "shape")
+
+
+def size_of(x):
+    """The number of entries of `x` (``x.size``, or ``np.size(x)`` for a
+    number or a list): Dask implements the attribute, not ``np.size``.
+
+    >>> size_of(np.zeros((2, 3))), size_of(1.5)
+    (6, 1)
+    """
+    size = getattr(x, "size", None)
+    return size if type(size) is int else int(np.size(x))
 
 
 def zeros_from(like, shape, dtype=None):
@@ -57,7 +68,16 @@ def scatter_add(out, where, values):
     taken = positions[where]
     values = np.broadcast_to(values, np.shape(taken)) if np.shape(values) != np.shape(taken) \
         else values
-    added = np.bincount(np.ravel(taken), weights=np.ravel(values), minlength=np.size(positions))
+    weights = np.ravel(values)
+    index = np.asarray(np.ravel(taken), like=weights)
+    if hasattr(weights, "rechunk"):  # Dask pairs the blocks of index and weights
+        index = index.rechunk(weights.chunks)
+    size = np.size(positions)
+    if weights.dtype.kind == "c":  # bincount sums real weights
+        added = np.bincount(index, weights=np.real(weights), minlength=size) + \
+            1j * np.bincount(index, weights=np.imag(weights), minlength=size)
+    else:
+        added = np.bincount(index, weights=weights, minlength=size)
     return out + np.reshape(added, np.shape(out)).astype(out.dtype)
 
 

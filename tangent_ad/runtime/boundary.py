@@ -91,6 +91,8 @@ def cast_like(g, x):
         if type(g) is _ndarray and g.dtype is x.dtype and g.shape == x.shape and \
                 x.dtype.kind in "fc":
             return g  # the common case, decided by four checks
+        if is_foreign_array(g):  # a NumPy parameter of a function of Dask data:
+            return _foreign_like(g, x)  # its gradient stays lazy
         return _array_like(g, x)
     if kind is float:
         return g if type(g) is float else float(_real_number(g))

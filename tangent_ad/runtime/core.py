@@ -9,7 +9,7 @@ import operator
 import numpy as np
 
 from tangent_ad.errors import NonScalarOutputError, UnsupportedSyntaxError
-from tangent_ad.runtime.arrays import as_array, is_foreign_array, scatter_add
+from tangent_ad.runtime.arrays import as_array, is_foreign_array, scatter_add, size_of
 from tangent_ad.runtime.structures import accumulate, rebuild, unindex_container, zeros_like
 
 __all__ = ["ensure_scalar", "ensure_real", "unbroadcast", "unplus", "untimes", "unreduce", "unreduce_mean", "unindex", "inverse_permutation", "conj_complex", "abs_slope", "dsinc", "digamma"]
@@ -35,12 +35,13 @@ def ensure_scalar(value):
             f"{type(value).__name__} of {len(value)} values",
             hint="for a function that returns (loss, aux), use grad(f, has_aux=True); "
                  "for the vector-Jacobian product of a tuple output, use tangent_ad.vjp")
-    if np.size(value) != 1:
+    if size_of(value) != 1:
         raise NonScalarOutputError(
             f"grad needs a function with a scalar output, but it returned a "
             f"value of shape {np.shape(value)}")
     ensure_real(value)
-    if np.asarray(value).dtype.kind == "b":
+    dtype = value.dtype if hasattr(value, "dtype") else np.asarray(value).dtype
+    if dtype.kind == "b":  # (a Dask value's dtype is known before it is computed)
         raise NonScalarOutputError(
             "grad needs a real-valued output, but the function returned a bool, "
             "which has no derivative",
@@ -123,7 +124,7 @@ def unbroadcast(g, x):
     if gshape != shape:
         lead = len(gshape) - len(shape)
         if lead < 0:  # a size-1 adjoint (a seed of 1.0) of a (1,)- or (1, 1)-shaped x
-            return _like(np.reshape(g, shape) if np.size(g) == np.prod(shape, dtype=int)
+            return _like(np.reshape(g, shape) if size_of(g) == np.prod(shape, dtype=int)
                          else np.broadcast_to(g, shape), x)
         axes = tuple(range(lead)) + tuple(
             lead + i for i, n in enumerate(shape)
@@ -206,7 +207,7 @@ def unreduce_mean(g, x, axis=None, keepdims=False):
     >>> unreduce_mean(6.0, np.zeros(3))
     array([2., 2., 2.])
     """
-    count = np.size(x) // max(np.size(g), 1) if axis is not None else np.size(x)
+    count = size_of(x) // max(size_of(g), 1) if axis is not None else size_of(x)
     return unreduce(g / count, x, axis, keepdims)
 
 

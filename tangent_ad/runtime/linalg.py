@@ -208,6 +208,13 @@ def grad_einsum(g, operands):
     [None, array([[0., 1., 2.],
            [0., 1., 2.]]), array([2., 2., 2.])]
     """
+    if not isinstance(operands[0], str):  # the sublist form: einsum(a, [0, 1], b, [1, 2])
+        subscripts, positions = _sublist_subscripts(operands)
+        grads = grad_einsum(g, (subscripts,) + tuple(operands[p] for p in positions))
+        spread = [None] * len(operands)
+        for p, grad in zip(positions, grads[1:]):
+            spread[p] = grad
+        return spread
     inputs, output, sizes = _einsum_subscripts(operands[0], operands[1:])
     spare = iter(sorted(set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
                         - set(sizes)))
@@ -230,6 +237,22 @@ def grad_einsum(g, operands):
         grad = np.einsum(",".join(subs) + "->" + target, *values)
         grads.append(unbroadcast(grad, x))
     return grads
+
+
+def _sublist_subscripts(operands):
+    """The subscript string of ``np.einsum(a, sub_a, b, sub_b, ..., [out])``
+    and the positions of its arrays: index k is the k-th letter, Ellipsis
+    is '...'."""
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+    def spell(sublist):
+        return "".join("..." if k is Ellipsis else letters[k] for k in sublist)
+
+    positions = list(range(0, len(operands) - 1, 2))
+    subscripts = ",".join(spell(operands[p + 1]) for p in positions)
+    if len(operands) % 2:
+        subscripts += "->" + spell(operands[-1])
+    return subscripts, positions
 
 
 def _einsum_subscripts(subscripts, arrays):

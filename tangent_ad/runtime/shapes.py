@@ -2,7 +2,7 @@
 ``unX`` undoes the data movement of ``np.X`` for the adjoint."""
 import numpy as np
 
-from tangent_ad.runtime.arrays import scatter_add, zeros_from
+from tangent_ad.runtime.arrays import scatter_add, size_of, zeros_from
 from tangent_ad.runtime.boundary import cast_like
 from tangent_ad.runtime.core import _like
 
@@ -41,8 +41,8 @@ def unconcatenate(g, arrays, axis=0):
     [array([0., 1.]), array([2., 3., 4.])]
     """
     axis = 0 if axis is None else axis  # axis=None concatenates flattened arrays
-    across = max(np.size(g) // max(np.shape(g)[axis], 1), 1)
-    ends = np.cumsum([np.size(a) // across for a in arrays])[:-1]
+    across = max(size_of(g) // max(np.shape(g)[axis], 1), 1)
+    ends = np.cumsum([size_of(a) // across for a in arrays])[:-1]
     return [_like(np.reshape(piece, np.shape(a)), a)
             for piece, a in zip(np.split(g, ends, axis), arrays)]
 
@@ -159,13 +159,13 @@ def untake(g, a, indices, axis=None, mode="raise"):
     >>> untake(np.array([1.0, 2.0, 3.0]), np.zeros(3), (0, 2, 2))
     array([1., 0., 5.])
     """
-    n = np.size(a) if axis is None else np.shape(a)[axis]
+    n = size_of(a) if axis is None else np.shape(a)[axis]
     indices = indices if hasattr(indices, "shape") else np.asarray(indices)
     if mode == "wrap":
         indices = indices % n
     elif mode == "clip":
         indices = np.clip(indices, 0, n - 1)
-    out = zeros_from(g, (np.size(a),) if axis is None else np.shape(a))
+    out = zeros_from(g, (size_of(a),) if axis is None else np.shape(a))
     where = indices if axis is None else (slice(None),) * (axis % np.ndim(a)) + (indices,)
     out = scatter_add(out, where, g)
     return _like(np.reshape(out, np.shape(a)), a)

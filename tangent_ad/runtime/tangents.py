@@ -15,7 +15,7 @@ from tangent_ad.runtime.linalg_tangents import jvp_singular_slope
 from tangent_ad.runtime.reductions import grad_norm
 from tangent_ad.runtime.structures import zeros_like
 
-__all__ = ["zero_tangent", "broadcast_like", "jvp_mean", "tangent_array", "jvp_einsum",
+__all__ = ["zero_tangent", "broadcast_like", "jvp_mean", "tangent_array", "jvp_einsum", "jvp_jvp_einsum",
            "jvp_cholesky", "jvp_eigh", "jvp_grad_norm", "jvp_grad_einsum",
            "jvp_grad_solve_rhs", "jvp_abs_slope", "d2sinc", "trigamma"]
 
@@ -108,6 +108,34 @@ def jvp_einsum(tangents, operands):
         total = term if total is None else total + term
     if total is None:
         return np.zeros_like(np.einsum(*operands))
+    return total
+
+
+def jvp_jvp_einsum(dtangents, doperands, tangents, operands):
+    """The tangent of ``jvp_einsum(tangents, operands)`` (forward mode over
+    forward mode): linear in the tangents, and in each other operand, so
+    ``jvp_einsum(dtangents, operands)`` plus, for each pair of operands
+    i != j, the contraction with the tangent of i and the tangent of the
+    operand j in their places.
+
+    >>> x, y = np.ones(2), np.arange(2.0)
+    >>> float(jvp_jvp_einsum((None, 0.0, 0.0), (None, np.ones(2), 0.0),
+    ...                      (None, 0.0, np.ones(2)), ("i,i->", x, y)))
+    2.0
+    """
+    def present(t, i):
+        return t is not None and not isinstance(operands[i], str) and np.any(t)
+
+    total = jvp_einsum(dtangents, operands)
+    operands = list(operands)
+    for i, t in enumerate(tangents):
+        if not present(t, i):
+            continue
+        for j, dt in enumerate(doperands):
+            if j != i and present(dt, j):
+                moved = list(operands)
+                moved[i], moved[j] = t, dt
+                total = total + np.einsum(*moved)
     return total
 
 
@@ -206,13 +234,13 @@ def jvp_grad_einsum(dg, doperands, g, operands):
     """
     grads = grad_einsum(dg, operands)
     operands = list(operands)
-    for j in range(1, len(operands)):
+    for j in range(len(operands)):
         t = doperands[j]
-        if t is None or isinstance(t, str) or not np.any(t):
-            continue
+        if grads[j] is None or t is None or isinstance(t, str) or not np.any(t):
+            continue  # subscripts (a string or, in the sublist form, lists) have no tangent
         part = grad_einsum(g, operands[:j] + [t] + operands[j + 1:])
-        for i in range(1, len(operands)):
-            if i != j:
+        for i in range(len(operands)):
+            if i != j and grads[i] is not None:
                 grads[i] = grads[i] + part[i]
     return grads
 

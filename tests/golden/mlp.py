@@ -9,7 +9,7 @@ def dmlp_dW1_b1_W2(W1, b1, W2, x, y, bresult=1.0):
     t3 = out - y
     ensure_real(t3)
     # Grad of: return np.mean((out - y) ** 2)
-    bt4 = np.full_like(t3, bresult / np.size(t3))
+    bt4 = np.full_like(t3, bresult / size_of(t3))
     bt3 = bt4 * 2 * t3
     bout = unbroadcast(bt3, out)
     # Grad of: out = h @ W2
