@@ -154,7 +154,9 @@ def method_rows():
         for attr, func in table.items():
             if func in covered():
                 call = f"x.{attr}(...)" if kind == "method" else f"x.{attr}"
-                out.append((f"`{call}`", f"`np.{names_in(np, func)[0]}`"))
+                names = names_in(np, func)  # a runtime helper (size_of) is not in np
+                out.append((f"`{call}`", f"`np.{names[0]}`" if names else
+                            f"`tangent_ad.runtime.{func.__name__}`"))
     return sorted(out)
 
 

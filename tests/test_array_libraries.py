@@ -125,3 +125,25 @@ def test_importing_the_runtime_loads_no_transformer():
             "print(','.join(loaded))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def _cupy_or_skip():
+    cupy = pytest.importorskip("cupy", reason="CuPy is not installed (it needs a GPU)")
+    try:
+        cupy.cuda.runtime.getDeviceCount()
+    except Exception as exc:  # noqa: BLE001 - any CUDA failure means: no GPU here
+        pytest.skip(f"CuPy has no GPU to run on here: {exc}")
+    return cupy
+
+
+def test_cupy():
+    """Where CuPy and a GPU exist: gradients of CuPy arrays are CuPy arrays,
+    equal to the NumPy ones (no transfer to the host on the way)."""
+    cupy = _cupy_or_skip()
+    rng = np.random.default_rng(0)
+    args = [rng.normal(size=s) for s in [(4, 5), (5,), (5, 2), (6, 4), (6, 2)]]
+    want = tad.grad(mlp, wrt=(0, 1, 2))(*args)
+    got = tad.grad(mlp, wrt=(0, 1, 2))(*map(cupy.asarray, args))
+    for gi, wi in zip(got, want):
+        assert isinstance(gi, cupy.ndarray)
+        np.testing.assert_allclose(cupy.asnumpy(gi), wi, rtol=1e-10)
