@@ -22,6 +22,7 @@ _EXPORTS = {
     **dict.fromkeys(("checkpoint", "checkpointed", "insert_grad_code", "stop_gradient"),
                     "tangent_ad.hooks"),
     **dict.fromkeys(("adjoint", "tangent"), "tangent_ad.registry"),
+    "tree_map": "tangent_ad.trees",
 }
 
 
@@ -40,7 +41,7 @@ def __dir__():
 
 __all__ = [
     "grad", "value_and_grad", "vjp", "jvp", "hvp", "jacobian", "hessian", "autodiff",
-    "show_source", "adjoint", "tangent",
+    "show_source", "adjoint", "tangent", "tree_map",
     "insert_grad_code", "stop_gradient", "checkpoint", "checkpointed",
     "TangentADError", "UnsupportedSyntaxError", "NoDerivativeError",
     "SourceUnavailableError", "NonScalarOutputError", "NonDifferentiableArgumentError",

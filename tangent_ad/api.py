@@ -11,7 +11,7 @@ import inspect
 
 import numpy as np
 
-from tangent_ad import live, loader, pipeline, progress, second_order
+from tangent_ad import callables, live, loader, pipeline, progress, second_order
 from tangent_ad.display import SourceText
 from tangent_ad.optimize import staging
 from tangent_ad.registry import REGISTRY
@@ -64,7 +64,7 @@ def autodiff(func, mode="reverse", wrt=(0,), preserve_result=False,
 
 
 def _derivative(func, mode, wrt, preserve_result, optimized, verbose, kind=None,
-                public=True):
+                public=True, has_aux=False, scalar=False):
     """`autodiff`, with the kind of the requested function (see pipeline).
 
     What it returns is cached, and reused while what it was generated
@@ -73,7 +73,8 @@ def _derivative(func, mode, wrt, preserve_result, optimized, verbose, kind=None,
     first call after such a change; the others are the generated
     functions themselves.
     """
-    options = (mode, bool(preserve_result), bool(optimized), kind, public)
+    options = (mode, bool(preserve_result), bool(optimized), kind, public, bool(has_aux),
+               bool(scalar))
     try:  # as asked: a hit costs no look at the signature
         cached = _CACHE.get((func, wrt) + options)
     except TypeError:  # an unhashable wrt, such as a list
@@ -97,7 +98,7 @@ def _derivative(func, mode, wrt, preserve_result, optimized, verbose, kind=None,
             target_wrt = tuple(second_order.caller_names(func, names))
         return pipeline.transform(target, wrt=target_wrt, mode=mode, optimized=optimized,
                                   preserve_result=preserve_result, verbose=verbose,
-                                  kind=kind)
+                                  kind=kind, has_aux=has_aux, scalar=scalar)
 
     names = _wrt_names(func, wrt)
     if public:
@@ -133,10 +134,13 @@ def _product(func, mode, wrt, kind):
 REGISTRY.add_provider(lambda g: second_order.rule(g, _product))
 
 
-def grad(func=None, wrt=(0,), *, optimized=True, verbose=0):
+def grad(func=None, wrt=(0,), *, has_aux=False, optimized=True, verbose=0):
     """The gradient of scalar-valued `func` with respect to `wrt`.
 
     Works as a call or as a decorator (``@grad`` or ``@grad(wrt=(0, 1))``).
+    With ``has_aux=True``, `func` returns a pair ``(loss, aux)``: the
+    gradient is that of ``loss``, and the derivative returns
+    ``(gradient, aux)``, `aux` as `func` computed it (JAX's meaning).
 
     >>> import numpy as np
     >>> def f(x):
@@ -144,20 +148,34 @@ def grad(func=None, wrt=(0,), *, optimized=True, verbose=0):
     >>> df = grad(f)
     >>> float(df(0.0))
     1.0
+    >>> def g(x):
+    ...     return x ** 2, "note"
+    >>> grad(g, has_aux=True)(3.0)
+    (6.0, 'note')
     """
     if func is None:
-        return functools.partial(grad, wrt=wrt, optimized=optimized, verbose=verbose)
-    return autodiff(func, mode="reverse", wrt=wrt, optimized=optimized,
-                    verbose=verbose)
-
-
-def value_and_grad(func=None, wrt=(0,), *, optimized=True, verbose=0):
-    """Like `grad`, but the function returns ``(func(*args), gradient)``."""
-    if func is None:
-        return functools.partial(value_and_grad, wrt=wrt, optimized=optimized,
+        return functools.partial(grad, wrt=wrt, has_aux=has_aux, optimized=optimized,
                                  verbose=verbose)
-    return autodiff(func, mode="reverse", wrt=wrt, preserve_result=True,
-                    optimized=optimized, verbose=verbose)
+    if not has_aux:
+        return _autodiff(func, mode="reverse", wrt=wrt, optimized=optimized,
+                         verbose=verbose)
+    both = _derivative(func, "reverse", wrt, True, optimized, verbose, has_aux=True)
+
+    def gradient_and_aux(*args, **kwargs):
+        (_, aux), gradient = both(*args, **kwargs)
+        return gradient, aux
+
+    return _wrapper(gradient_and_aux, both, func, "grad")
+
+
+def value_and_grad(func=None, wrt=(0,), *, has_aux=False, optimized=True, verbose=0):
+    """Like `grad`, but the function returns ``(func(*args), gradient)``;
+    with ``has_aux=True``, ``((loss, aux), gradient)``."""
+    if func is None:
+        return functools.partial(value_and_grad, wrt=wrt, has_aux=has_aux,
+                                 optimized=optimized, verbose=verbose)
+    return _derivative(func, "reverse", wrt, True, optimized, verbose, has_aux=has_aux,
+                       scalar=True)
 
 
 def jvp(func=None, wrt=(0,), *, optimized=True, verbose=0):
@@ -178,8 +196,8 @@ def jvp(func=None, wrt=(0,), *, optimized=True, verbose=0):
     """
     if func is None:
         return functools.partial(jvp, wrt=wrt, optimized=optimized, verbose=verbose)
-    return autodiff(func, mode="forward", wrt=wrt, optimized=optimized,
-                    verbose=verbose)
+    return _autodiff(func, mode="forward", wrt=wrt, optimized=optimized,
+                     verbose=verbose)
 
 
 def vjp(func=None, wrt=(0,), *, optimized=True, verbose=0):
@@ -215,6 +233,9 @@ def show_source(fn):
     as highlighted code in Jupyter (``display.SourceText``).
     """
     info = getattr(fn, "__tangent_ad__", None)
+    if info is None and hasattr(fn, "__tangent_ad__"):
+        raise TypeError(f"{fn.__name__} is generated for the classes of its arguments "
+                        "when it is first called: call it, then show its source")
     if info is None:
         raise TypeError(f"{getattr(fn, '__name__', fn)!r} was not generated "
                         "by tangent_ad")
@@ -247,7 +268,7 @@ def hvp(func=None, wrt=0, *, optimized=True, verbose=0):
     if func is None:
         return functools.partial(hvp, wrt=wrt, optimized=optimized, verbose=verbose)
     names = _wrt_names(func, wrt)
-    gradient = grad(func, wrt=names, optimized=optimized)
+    gradient = _grad(func, wrt=names, optimized=optimized)
     product = _derivative(gradient, "forward", names, False, optimized, verbose,
                           kind="hvp")
     params = _parameters(func)
@@ -283,8 +304,8 @@ def jacobian(func=None, wrt=0, *, optimized=True, verbose=0):
         return functools.partial(jacobian, wrt=wrt, optimized=optimized, verbose=verbose)
     (name,) = _single(func, wrt)
     position = _parameters(func).index(name)
-    forward = jvp(func, wrt=(name,), optimized=optimized, verbose=verbose)
-    backward = vjp(func, wrt=(name,), optimized=optimized, verbose=verbose)
+    forward = _jvp(func, wrt=(name,), optimized=optimized, verbose=verbose)
+    backward = _vjp(func, wrt=(name,), optimized=optimized, verbose=verbose)
     params = _parameters(func)
 
     def dense_jacobian(*args, **kwargs):
@@ -319,7 +340,7 @@ def hessian(func=None, wrt=0, *, optimized=True, verbose=0):
         return functools.partial(hessian, wrt=wrt, optimized=optimized, verbose=verbose)
     (name,) = _single(func, wrt)
     position = _parameters(func).index(name)
-    product = hvp(func, wrt=name, optimized=optimized, verbose=verbose)
+    product = _hvp(func, wrt=name, optimized=optimized, verbose=verbose)
     params = _parameters(func)
 
     def dense_hessian(*args, **kwargs):
@@ -396,3 +417,18 @@ def _wrapper(fn, generated, func, what, extra=None):
     fn.__tangent_ad__ = info
     fn.__wrapped_derivative__ = generated
     return fn
+
+
+# ---- every callable, and functions of objects (see callables.py) -------------------
+
+# the transforms themselves, for the ones built on them
+_autodiff, _grad, _jvp, _vjp, _hvp = autodiff, grad, jvp, vjp, hvp
+autodiff = callables.public(autodiff, lambda names, options: len(names)
+                            if options.get("mode", "reverse") == "forward" else None)
+grad = callables.public(grad)
+value_and_grad = callables.public(value_and_grad)
+jvp = callables.public(jvp, lambda names, options: len(names))
+vjp = callables.public(vjp, lambda names, options: 1)
+hvp = callables.public(hvp, lambda names, options: len(names))
+jacobian = callables.public(jacobian)
+hessian = callables.public(hessian)

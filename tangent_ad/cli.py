@@ -193,6 +193,10 @@ def _generate(args, path, func_name):
         from tangent_ad import api  # late: keeps --help and usage errors fast
         previous, generated = func, api.autodiff(func, mode=args.mode, wrt=wrt,
                                                  optimized=not args.no_optimize)
+        if getattr(generated, "__tangent_ad__", None) is None:  # api.by_classes
+            raise CLIError(f"{func_name} uses methods or properties of its arguments, "
+                           "which depend on their classes: differentiate it from "
+                           "Python (tangent_ad.grad), where a call gives them")
         for _ in range(args.order - 1):  # the derivative of the derivative
             previous, generated = generated, api.autodiff(
                 generated, wrt=wrt, optimized=not args.no_optimize)

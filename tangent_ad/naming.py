@@ -14,6 +14,13 @@ COMMENT_MARKER = "__tangent_ad_comment__"
 COMPLEX_NOTE = "Complex arguments: d/dRe + i d/dIm (conjugate JAX's adjoints)"
 
 
+def label(func):
+    """The name of `func` as part of a generated name: a lambda's
+    ``<lambda>`` is ``lambda_`` (what ``frontend.lambdas`` names its def)."""
+    name = getattr(func, "__name__", type(func).__name__)
+    return "lambda_" if name == "<lambda>" else name
+
+
 class Namer:
     """Hands out fresh names, avoiding every name in `reserved`."""
 

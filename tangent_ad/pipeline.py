@@ -21,7 +21,7 @@ from tangent_ad.ad import boundary, forward, reverse
 from tangent_ad.analysis import activity
 from tangent_ad.context import Context
 from tangent_ad.errors import InternalError, TangentADError, UnsupportedSyntaxError
-from tangent_ad.frontend import (builtin_forms, comprehensions, exits, function_values,
+from tangent_ad.frontend import (aux, builtin_forms, comprehensions, exits, function_values,
                                  inline, normalize, resolve, signatures, source, statements,
                                  validate)
 from tangent_ad.limits import rounds
@@ -31,15 +31,15 @@ from tangent_ad.optimize import fixed_point
 # Functions of one unit (each round generates at least one): a call graph
 # that keeps growing, say a helper passing a new lambda to itself, stops here.
 MAX_FUNCTIONS = 256
-FRONTEND = (signatures, inline, statements, comprehensions, builtin_forms, function_values, validate, resolve,
-            normalize, exits, activity)
+FRONTEND = (signatures, inline, statements, comprehensions, builtin_forms, function_values,
+            validate, resolve, normalize, exits, aux, activity)
 # mode -> (differentiating stage, kind of the requested function, of its callees)
 MODES = {"reverse": (reverse, "gradient", "pullback"),
          "forward": (forward, "jvp", "jvp")}
 
 
 def transform(func, *, wrt, mode="reverse", optimized=True,
-              preserve_result=False, verbose=0, kind=None):
+              preserve_result=False, verbose=0, kind=None, has_aux=False, scalar=False):
     """Generate, load and return the derivative function of `func`.
 
     The derivative of a function that calls other Python functions is a
@@ -50,7 +50,11 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
     function conjugate its complex results (``reverse.py``). `kind` overrides
     the mode's kind of the requested function ("vjp": a reverse-mode
     derivative of any output, taking its cotangent; "hvp": a forward-mode
-    derivative of a gradient that returns the tangent only).
+    derivative of a gradient that returns the tangent only). With
+    `has_aux`, `func` returns ``(loss, aux)`` and the derivative is that of
+    ``loss``, with the pair as its value (``frontend/aux.py``). With
+    `scalar` (``value_and_grad``), the output is checked to be a real
+    scalar as a gradient's is, though the value is returned too.
     """
     options = dict(mode=mode, optimized=optimized, verbose=verbose)
     calls = {}
@@ -66,7 +70,8 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
         if mode == "forward" and kind == "jvp":  # a recursive call reuses it
             done.add(forward.register(calls, func, tuple(wrt)))
         tree, ctx = _generate(func, tuple(wrt), kind, calls,
-                              preserve_result=preserve_result, **options)
+                              preserve_result=preserve_result, has_aux=has_aux,
+                              scalar=scalar, **options)
         texts, namespace, contexts = [], dict(ctx.namespace), [ctx]
         defines = [tree.name]
         for _ in rounds("the set of called functions to differentiate", MAX_FUNCTIONS):
@@ -100,11 +105,14 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
 
 
 def _generate(func, wrt, kind, calls, *, mode, optimized, verbose,
-              preserve_result=False, static_args=None, callee=False):
+              preserve_result=False, static_args=None, callee=False, has_aux=False,
+              scalar=False):
     """Run the stages on one function; return (derivative tree, context)."""
     ctx = Context(func=func, wrt=wrt, mode=mode, optimized=optimized,
                   preserve_result=preserve_result, verbose=verbose, kind=kind,
                   calls=calls, static_args=static_args or {}, callee=callee)
+    ctx.facts["has_aux"] = has_aux
+    ctx.facts["scalar_output"] = scalar or has_aux
     tree, ctx.info = source.parse_function(func)
     for stage in FRONTEND:
         tree = _stage(stage, tree, ctx)

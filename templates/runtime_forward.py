@@ -37,8 +37,8 @@ from tangent_ad.runtime import (
     jvp_jvp_einsum,
     jvp_grad_solve_rhs, jvp_mean, linspace_fraction, matrix_transpose, segment_length,
     tangent_array, trigamma, unarray, unatleast, unblock_diag, uncumsum, unconcatenate, undiag,
-    undiagonal, undiff, unconverted, unindex, unindex_container, iterated_tangent, uniterated,
-    unpad, unreduce,
+    undiagonal, undiff, unconverted, unfield, unindex, unindex_container, iterated_tangent,
+    uniterated, unpad, unreduce,
     unreduce_max, unaverage, unplus, unreduce_mean, unreduce_median, unreduce_var, unrepeat,
     untimes, unweights, weights_like, unrollaxis, unsort, unstack, unsum, untake,
     untake_along_axis, untile, unbroadcast, zero_tangent, zeroed,
@@ -183,6 +183,11 @@ def unindex_container_rule(result, g, x, index):
 @tangent(unconverted)
 def unconverted_rule(result, g, items):
     d[result] = unconverted(d[g], items)
+
+
+@tangent(unfield)
+def unfield_rule(result, g, obj, name):
+    d[result] = unfield(d[g], obj, name)
 
 
 @tangent(uniterated)

@@ -12,8 +12,8 @@ import numpy as np
 from tangent_ad.hooks import checkpointed, stop_gradient
 from tangent_ad.registry import adjoint, zero_derivative
 from tangent_ad.runtime import (
-    appended, concatenated, grad_matmul_lhs, grad_matmul_rhs, iterated, repeated, unbroadcast,
-    size_of, unindex, uniterated, unplus, untimes, updated, zeroed)
+    appended, concatenated, field, grad_matmul_lhs, grad_matmul_rhs, iterated, repeated,
+    size_of, unbroadcast, unfield, unindex, uniterated, unplus, untimes, updated, zeroed)
 
 d = None  # d[x] is the adjoint of x; templates are parsed, never run
 
@@ -86,6 +86,11 @@ def repeated_rule(result, a, b):
 @adjoint(operator.getitem)
 def getitem(result, a, b):
     d[a] = unindex(d[result], a, b)
+
+
+@adjoint(field)
+def field(result, obj, name):
+    d[obj] = unfield(d[result], obj, name)
 
 
 @adjoint(appended)

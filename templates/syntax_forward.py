@@ -12,8 +12,8 @@ import operator
 import numpy as np
 
 from tangent_ad.registry import broadcasting, tangent
-from tangent_ad.runtime import (appended, concatenated, iterated, iterated_tangent, repeated,
-                                updated, updated_tangent)
+from tangent_ad.runtime import (appended, concatenated, field, field_tangent, iterated,
+                                iterated_tangent, repeated, updated, updated_tangent)
 
 d = None  # d[x] is the tangent of x; templates are parsed, never run
 
@@ -81,6 +81,11 @@ def getitem(result, a, b):
 
 
 # (named so as not to hide the helpers they call)
+@tangent(field)
+def field_read(result, obj, name):
+    d[result] = field_tangent(d[obj], obj, name)
+
+
 @tangent(appended)
 def appended_item(result, items, value):
     d[result] = appended(d[items], d[value])

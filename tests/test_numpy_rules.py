@@ -28,7 +28,7 @@ import pytest
 import tangent_ad as tad
 from tangent_ad.hooks import checkpointed, stop_gradient
 from tangent_ad.registry import REGISTRY
-from tangent_ad.runtime import c_concat, r_concat
+from tangent_ad.runtime import c_concat, field, r_concat
 from tangent_ad.testing import check_grads, check_jvp, random_args
 
 from rule_specs import NAMESPACE, SCIPY_SECOND_ORDER_KEYS, SPECS
@@ -129,8 +129,10 @@ def describe(func):
 
 # Rules that differ from finite differences on purpose, tested elsewhere:
 # stop_gradient (tests/test_hooks.py) is the identity with a zero gradient;
-# checkpointed marks a loop (tests/test_hooks.py), it is never differentiated.
-NOT_FINITE_DIFFERENCES = {stop_gradient, checkpointed}
+# checkpointed marks a loop (tests/test_hooks.py), it is never differentiated;
+# field reads an attribute of an object, which an expression of arrays cannot
+# build: tests/test_pytrees.py and tests/test_methods.py check it.
+NOT_FINITE_DIFFERENCES = {stop_gradient, checkpointed, field}
 
 
 def test_every_registered_rule_has_a_spec():

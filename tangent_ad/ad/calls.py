@@ -20,6 +20,7 @@ from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.frontend import source
 from tangent_ad.frontend.closures import LocalFunction
 from tangent_ad.hooks import checkpoint
+from tangent_ad.naming import label
 from tangent_ad.nodes import name, walk, writes
 from tangent_ad.registry import REGISTRY
 
@@ -113,7 +114,7 @@ def pullback_name(calls, func, wrt, statics=()):
     functions and the same for every caller."""
     key = (func, wrt, statics)
     if key not in calls:
-        base = f"pullback_{func.__name__}_d{'_'.join(wrt)}"
+        base = f"pullback_{label(func)}_d{'_'.join(wrt)}"
         if statics:
             base += static_label(statics)
         taken = set(calls.values())

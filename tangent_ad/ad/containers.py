@@ -22,6 +22,7 @@ import gast
 
 from tangent_ad.nodes import STACK, call_name, walk
 from tangent_ad.registry import REGISTRY
+from tangent_ad.runtime.objects import field
 
 # builtins whose argument is an iterable: its adjoint is a list or tuple
 _ITERABLE_BUILTINS = {builtins.sum, builtins.min, builtins.max, builtins.sorted,
@@ -53,6 +54,8 @@ def may_hold_containers(body, ctx, pullbacks):
             names.update(_names(gast.Tuple(elts=node.args, ctx=gast.Load())))
         elif isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name):
             names.add(node.value.id)
+        elif isinstance(node, gast.Call) and func is field:  # obj.W of an object
+            names.update(_names(gast.Tuple(elts=node.args[:1], ctx=gast.Load())))
         elif isinstance(node, _LITERALS):
             names.update(e.id for e in _elements(node) if isinstance(e, gast.Name))
         if isinstance(node, gast.Assign) and isinstance(node.value, _LITERALS + (gast.Call,)):

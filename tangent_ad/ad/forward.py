@@ -47,6 +47,7 @@ from tangent_ad.frontend.closures import LocalFunction
 from tangent_ad.hooks import checkpoint
 from tangent_ad.frontend.generated import is_stack_pop, is_stack_push, returns_closure
 from tangent_ad.nodes import STACK, assign, call, const, name, pop, push, reads, writes
+from tangent_ad.naming import label
 from tangent_ad.optimize.shapes import ShapeClasses
 from tangent_ad.runtime.structures import concatenated, repeated
 from tangent_ad.registry import REGISTRY
@@ -60,8 +61,7 @@ def register(unit, func, wrt, statics=()):
     key = (func, tuple(wrt), tuple(statics))
     if key not in unit:
         # not a function (a functools.partial, say): parse_function refuses it next
-        label = getattr(func, "__name__", type(func).__name__)
-        base = f"jvp_{label}" + (f"_d{'_'.join(wrt)}" if wrt else "")
+        base = f"jvp_{label(func)}" + (f"_d{'_'.join(wrt)}" if wrt else "")
         if statics:
             base += calls.static_label(statics)
         taken = set(unit.values())
@@ -82,10 +82,10 @@ def hvp_name(func, wrt):
     info = getattr(func, "__tangent_ad__", None)
     along = "_".join(wrt)
     if info is None:
-        return f"tangent_{func.__name__}_d{along}"
+        return f"tangent_{label(func)}_d{along}"
     if info.mode == "reverse" and info.kind == "gradient" and \
             not info.preserve_result and tuple(info.wrt) == tuple(wrt):
-        return f"hvp_{info.primal.__name__}_d{along}"
+        return f"hvp_{label(info.primal)}_d{along}"
     return f"hvp_{func.__name__}_d{along}"
 
 

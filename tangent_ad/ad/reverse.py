@@ -80,7 +80,9 @@ class _Reverse:
         pullback = self.ctx.kind == "pullback"
         vjp = self.ctx.kind == "vjp"  # any output, its cotangent given: no check
         checked = getattr(self.ctx.func, "__tangent_ad_checked_output__", False)
-        if not pullback and not vjp and not self.ctx.preserve_result and not checked:
+        aux = self.ctx.facts.get("aux_output")  # has_aux: the value is the pair
+        scalar = self.ctx.facts.get("scalar_output") or not self.ctx.preserve_result
+        if not pullback and not vjp and scalar and not checked:
             checks += output_check.statements(returned, body, self.ctx)
         if isinstance(returned, gast.Name) and returned.id in self.active:
             ret = returned.id
@@ -91,7 +93,7 @@ class _Reverse:
             defined.add(ret)
         if self.ctx.preserve_result and not pullback:
             value = self.namer.fresh("value")  # the adjoint may restore older values
-            checks.append(assign(value, returned))
+            checks.append(assign(value, name(aux) if aux else returned))
             returned = name(value)
         adjoint, defined = self.block(body[:-1], defined)
         # a name assigned only in a branch has no value where the branch did

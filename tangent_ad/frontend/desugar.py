@@ -162,7 +162,8 @@ class Desugar:
         func = self.ctx.resolved.get(iterable)
         start = None  # enumerate's start, when given
         if isinstance(iterable, gast.Name) and iterable not in self.ctx.resolved or \
-                _computed_sequence(iterable, self.ctx.resolved):
+                _computed_sequence(iterable, self.ctx.resolved) or \
+                iterable in self.ctx.facts.get("fields", ()):  # `for layer in self.layers`
             sequences, index, targets = [iterable], None, [target]
         elif func is enumerate and isinstance(target, gast.Tuple) and len(target.elts) == 2 \
                 and _enumerate_start(iterable) is not False:

@@ -31,7 +31,8 @@ from tangent_ad.frontend import generated
 from tangent_ad.frontend.desugar import Desugar
 from tangent_ad.frontend.methods import ATTRIBUTES, PACKED_ARGUMENTS, numpy_path
 from tangent_ad.frontend.numpy_forms import index_items, index_trick, refuse_in_place
-from tangent_ad.nodes import assign, call, name, reads, walk
+from tangent_ad.nodes import assign, call, const, name, reads, walk
+from tangent_ad.runtime.objects import field
 from tangent_ad.runtime.structures import appended
 
 RUNTIME_NAMES = ("np", "bresult", "stack")
@@ -382,6 +383,10 @@ class _Normalizer(Desugar):
                 [self.atom(name(v)) for v in captured],
                 keywords=[gast.keyword(arg=k.arg, value=self.atom(k.value))
                           for k in node.keywords])
+        elif isinstance(node, gast.Attribute) and node in self.ctx.facts.get("fields", ()):
+            # `p.W` of a named tuple, dataclass or object (runtime.objects)
+            return self._resolved(call("field", self.atom(node.value), const(node.attr)),
+                                  field)
         elif isinstance(node, gast.Attribute) and node not in resolved:
             # `x.T`, `x.shape`, ...: attributes of arrays, as NumPy calls
             return self.numpy_call(ATTRIBUTES[node.attr], [self.atom(node.value)])

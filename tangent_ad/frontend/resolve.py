@@ -9,13 +9,14 @@ the generated code will need when it is loaded. The tree is not changed,
 except for defaults that are not visible as globals (``_bind_defaults``).
 """
 import builtins
+import inspect
 import operator
 import types
 
 import gast
 
 from tangent_ad.errors import UnsupportedSyntaxError
-from tangent_ad.frontend import closures, generated
+from tangent_ad.frontend import classes, closures, generated
 from tangent_ad.frontend.methods import ATTRIBUTES, METHODS
 from tangent_ad.hooks import insert_grad_code
 from tangent_ad.live import LIVE_KEY, Dependencies, behind, shapes_code
@@ -48,6 +49,7 @@ def run(tree, ctx):
     ctx.facts["live"] = live
     ctx.facts["live_names"] = set()
     ctx.facts["dependencies"] = _Dependencies(ctx.func, live, cells)
+    classes.rewrite(tree, ctx, scope, snapshot)  # methods and properties of objects
     # generated code's nested defs (a pullback's `back`) stay real closures
     local_functions = {} if ctx.facts.get("generated") else closures.collect(tree, ctx.func)
     for lifted in set(local_functions.values()):
@@ -151,6 +153,12 @@ def function_scope(func):
         snapshot.add(name)
         cells[name] = cell
     return scope, live, snapshot, cells
+
+
+def _user_method(obj):
+    """A method of a Python class bound to an object (or a classmethod)."""
+    return isinstance(obj, types.MethodType) and isinstance(obj.__func__, types.FunctionType) \
+        and getattr(obj.__func__, "__tangent_ad__", None) is None
 
 
 class _Dependencies:
@@ -283,14 +291,23 @@ class _Resolver(gast.NodeVisitor):
                 return
             if method not in METHODS:
                 raise UnsupportedSyntaxError(
-                    f"the method '.{method}()' is not supported",
-                    hint="supported array methods: " + ", ".join(sorted(METHODS)),
+                    f"the method '.{method}()' of a local value is not supported "
+                    "(tangent_ad knows the class of an argument and of what its "
+                    "attributes hold, not of this value)",
+                    hint=f"for an object of your class Layer, call the method through "
+                         f"the class: Layer.{method}(obj, ...); supported array "
+                         "methods: " + ", ".join(sorted(METHODS)),
                     **self.ctx.where(node))
             obj = METHODS[method]
             self.ctx.facts.setdefault("methods", set()).add(node)
             self.visit(node.func.value)
+        elif _user_method(obj):  # obj.method(x): the class's function, obj first
+            self._method_call(node, obj)
+            return
         else:
             obj = behind(obj)  # a derivative the user's code calls: its current code
+            # a function of the user's given objects: its copy for their classes
+            obj = self.ctx.facts.get("specialized_calls", {}).get(node, obj)
             if self.ctx.mode == "forward" and hasattr(obj, "__tangent_ad_function__"):
                 obj = obj.__tangent_ad_function__()  # a product made on demand
             self.ctx.resolved[node.func] = obj
@@ -298,16 +315,43 @@ class _Resolver(gast.NodeVisitor):
         for child in node.args + [k.value for k in node.keywords]:
             self.visit(child)
 
+    def _method_call(self, node, method):
+        """``model.loss(x)`` of a global `model` as ``Model_loss(model, x)``:
+        a call of the function ``Model.loss``, bound in the namespace."""
+        function = method.__func__
+        spec = classes.spec_of(method.__self__)
+        if spec is not None and spec[0] == "object":  # its methods and properties, too
+            first = next(iter(inspect.signature(function).parameters))
+            function = classes.specialized(function, ((first, spec),))
+        if isinstance(node.func.value, gast.Name) and node.func.value.id not in self.local:
+            # the object's class and layout shaped the code: another object is
+            # another derivative
+            self.ctx.facts["dependencies"].names.append(
+                (self.ctx.facts["live"], node.func.value.id, method.__self__))
+        alias = "__tad_method_" + function.__qualname__.replace(".", "_").replace("<", "_") \
+            .replace(">", "_")
+        self.ctx.namespace[alias] = function
+        self.ctx.facts["dependencies"].generated(function)
+        receiver = node.func.value
+        node.func = gast.Name(id=alias, ctx=gast.Load(), annotation=None, type_comment=None)
+        node.args.insert(0, receiver)
+        self.ctx.resolved[node.func] = self.ctx.resolved[node] = function
+        for child in node.args + [k.value for k in node.keywords]:
+            self.visit(child)
+
     def visit_Attribute(self, node):
         obj = self.lookup(node)
         if obj is not _MISSING:
             self.ctx.resolved[node] = obj
-        elif node.attr not in ATTRIBUTES:
+        elif node.attr not in ATTRIBUTES and node.attr in classes.ARRAY_ONLY:
             raise UnsupportedSyntaxError(
                 f"the attribute '.{node.attr}' of a local value is not "
                 "supported", hint="supported array attributes: " +
                 ", ".join(sorted(ATTRIBUTES)),
                 **self.ctx.where(node))
+        elif node.attr not in ATTRIBUTES:  # obj.W: a field (runtime.objects)
+            self.ctx.facts.setdefault("fields", set()).add(node)
+            self.visit(node.value)
         else:
             self.ctx.facts.setdefault("methods", set()).add(node)
             self.visit(node.value)

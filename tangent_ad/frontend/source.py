@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import gast
 
 from tangent_ad.errors import SourceUnavailableError, UnsupportedSyntaxError
-from tangent_ad.frontend import wrappers
+from tangent_ad.frontend import lambdas, wrappers
 
 
 @dataclass(frozen=True)
@@ -122,6 +122,9 @@ def parse_function(func):
             hint=f"differentiate {inner} itself and pass the bound arguments "
                  f"when calling the derivative, or write a def that calls "
                  f"{inner} with them")
+    if lambdas.is_lambda(func):
+        tree, (filename, first_line, indent, text) = lambdas.parse_lambda(func)
+        return tree, SourceInfo(filename, first_line, indent, text)
     if inspect.ismethod(func):
         raise SourceUnavailableError(
             f"{name} is a bound method; tangent_ad transforms plain functions",

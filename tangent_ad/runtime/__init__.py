@@ -15,6 +15,8 @@ bookkeeping a reader can look up here:
   back (``unindex``), and the scalar-output check;
 * ``structures``: adjoints of tuples, lists and dicts, and the functional
   forms of ``append`` and item assignment;
+* ``objects``: attributes of dataclasses and user objects (``field``) and
+  their adjoints and tangents;
 * ``loops``: the segment length of a checkpointed loop;
 * ``ordering``: the positions ``sorted``, ``min``, ``max`` and ``reversed``
   pick, for the indexing the front end writes in their place;
@@ -33,8 +35,8 @@ bookkeeping a reader can look up here:
   operand of a product or a decomposition.
 """
 from tangent_ad.runtime import (
-    array_ops, arrays, boundary, core, fft, linalg, linalg_tangents, loops, ordering, reductions,
-    shapes, structures, svd, tangents)
+    array_ops, arrays, boundary, core, fft, linalg, linalg_tangents, loops, objects, ordering,
+    reductions, shapes, structures, svd, tangents)
 from tangent_ad.runtime.array_ops import *  # noqa: F401,F403
 from tangent_ad.runtime.arrays import *  # noqa: F401,F403
 from tangent_ad.runtime.boundary import *  # noqa: F401,F403
@@ -43,6 +45,7 @@ from tangent_ad.runtime.fft import *  # noqa: F401,F403
 from tangent_ad.runtime.linalg import *  # noqa: F401,F403
 from tangent_ad.runtime.linalg_tangents import *  # noqa: F401,F403
 from tangent_ad.runtime.loops import *  # noqa: F401,F403
+from tangent_ad.runtime.objects import *  # noqa: F401,F403
 from tangent_ad.runtime.ordering import *  # noqa: F401,F403
 from tangent_ad.runtime.reductions import *  # noqa: F401,F403
 from tangent_ad.runtime.shapes import *  # noqa: F401,F403
@@ -50,6 +53,6 @@ from tangent_ad.runtime.structures import *  # noqa: F401,F403
 from tangent_ad.runtime.svd import *  # noqa: F401,F403
 from tangent_ad.runtime.tangents import *  # noqa: F401,F403
 
-MODULES = (arrays, boundary, core, structures, loops, ordering, reductions, shapes, linalg,
+MODULES = (arrays, boundary, core, structures, objects, loops, ordering, reductions, shapes, linalg,
            linalg_tangents, tangents, fft, svd, array_ops)
 __all__ = [name for module in MODULES for name in module.__all__]

@@ -32,7 +32,9 @@ def ensure_scalar(value):
     if isinstance(value, (tuple, list, dict)) and len(value) != 1:
         raise NonScalarOutputError(  # np.size fails on a ragged tuple
             f"grad needs a function with a scalar output, but it returned a "
-            f"{type(value).__name__} of {len(value)} values")
+            f"{type(value).__name__} of {len(value)} values",
+            hint="for a function that returns (loss, aux), use grad(f, has_aux=True); "
+                 "for the vector-Jacobian product of a tuple output, use tangent_ad.vjp")
     if size_of(value) != 1:
         raise NonScalarOutputError(
             f"grad needs a function with a scalar output, but it returned a "
