@@ -21,6 +21,9 @@ Attributes that are data stay field reads (``runtime/objects.py``).
 """
 import dataclasses
 import inspect
+import os
+import sys
+import sysconfig
 import types
 
 import gast
@@ -89,7 +92,8 @@ def spec_of(value, depth=0):
 
 def _object_spec(value, depth):
     if not is_object(value) or isinstance(value, tuple) or \
-            type(value).__module__.startswith("tangent_ad."):  # tad.checkpoint(f)
+            type(value).__module__.startswith("tangent_ad.") or \
+            library_class(type(value)):  # tad.checkpoint(f), scipy.stats.norm
         return None
     attrs = []
     for name, item in sorted(_attributes(value).items()):
@@ -100,6 +104,18 @@ def _object_spec(value, depth):
         if inner is not None:
             attrs.append((name,) + inner)
     return Spec(type(value), tuple(attrs))
+
+
+_LIBRARY_ROOTS = tuple(sorted({os.path.realpath(sysconfig.get_paths()[key]) + os.sep
+                               for key in ("stdlib", "platstdlib", "purelib", "platlib")}))
+
+
+def library_class(cls):
+    """Whether `cls` comes from the standard library or an installed package
+    (``scipy.stats.norm``'s class): its methods are called through their
+    rules, never differentiated from their source."""
+    path = getattr(sys.modules.get(cls.__module__), "__file__", None)
+    return path is not None and os.path.realpath(path).startswith(_LIBRARY_ROOTS)
 
 
 def _attributes(value):

@@ -156,9 +156,14 @@ def function_scope(func):
 
 
 def _user_method(obj):
-    """A method of a Python class bound to an object (or a classmethod)."""
-    return isinstance(obj, types.MethodType) and isinstance(obj.__func__, types.FunctionType) \
-        and getattr(obj.__func__, "__tangent_ad__", None) is None
+    """A method of a Python class of the user's bound to an object (or a
+    classmethod); not one of a library's (``scipy.stats.norm.logpdf``: its
+    rule is called)."""
+    if not (isinstance(obj, types.MethodType) and isinstance(obj.__func__, types.FunctionType)
+            and getattr(obj.__func__, "__tangent_ad__", None) is None):
+        return False
+    owner = obj.__self__ if isinstance(obj.__self__, type) else type(obj.__self__)
+    return not classes.library_class(owner)
 
 
 class _Dependencies:
