@@ -13,7 +13,7 @@ integer on the way. A bool has no derivative and is refused.
 import numpy as np
 
 from tangent_ad.errors import InternalError, NonDifferentiableArgumentError
-from tangent_ad.runtime import objects
+from tangent_ad.runtime.objects import is_object, map_fields
 from tangent_ad.runtime.arrays import is_foreign_array, zeros_from
 
 __all__ = ["cast_like", "float_argument"]
@@ -113,10 +113,10 @@ def cast_like(g, x):
         return _array_like(g, x)[()]
     if is_foreign_array(x):
         return _foreign_like(g, x)
-    if objects.is_object(x):  # fields that carry no derivative keep their value
-        if g is not None and not objects.is_object(g):
+    if is_object(x):  # fields that carry no derivative keep their value
+        if g is not None and not is_object(g):
             _not_object(g, x)
-        return objects.map_fields(lambda v, gv: cast_like(gv, v), x, g)
+        return map_fields(lambda v, gv: cast_like(gv, v), x, g)
     return g  # not a number (a string, None, a function...): as it came
 
 

@@ -9,7 +9,7 @@ Generated code reaches these through ``tangent_ad.runtime``.
 import numpy as np
 
 from tangent_ad.errors import UnsupportedSyntaxError
-from tangent_ad.runtime import objects
+from tangent_ad.runtime.objects import is_object, map_fields
 
 __all__ = ["accumulate", "appended", "concatenated", "converted_tangent", "iterated",
            "iterated_tangent", "rebuild", "unconverted",
@@ -33,8 +33,8 @@ def zeros_like(x):
         return rebuild(x, [zeros_like(v) for v in x])
     if isinstance(x, (float, int)) or x is None:
         return 0.0
-    if objects.is_object(x):
-        return objects.map_fields(zeros_like, x)
+    if is_object(x):
+        return map_fields(zeros_like, x)
     return np.zeros_like(x)
 
 
@@ -52,8 +52,8 @@ def accumulate(a, b):
         return b
     if b is None:
         return a
-    if objects.is_object(a):
-        return objects.map_fields(accumulate, a, b)
+    if is_object(a):
+        return map_fields(accumulate, a, b)
     return a + b
 
 
