@@ -257,7 +257,7 @@ def _blocks(path, start, end):
 
 @pytest.mark.parametrize("path, start, end", [
     ("docs/supported-python.md", "## Callables", "## Expressions and assignments"),
-    ("README.md", "### Any callable", "The API ("),
+    ("README.md", "### Any callable", "## Command line"),
 ])
 def test_documented_examples_run(path, start, end):
     blocks = _blocks(path, start, end)
