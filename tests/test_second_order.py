@@ -534,3 +534,25 @@ def test_functions_made_on_demand_have_names_of_their_own():
     mixed = tad.show_source(tad.grad(tad.grad(f, wrt=0), wrt=1))
     assert "by = hvp_df_dy_dx(x, y, 1.0, bresult)" in mixed
     assert "def hvp_df_dy_dx(x, y, bresult, dx):" in mixed  # over grad(f, wrt=y) along x
+
+
+def _eigenvalues(x):
+    w, v = np.linalg.eigh(x)
+    return w
+
+
+def test_reverse_over_the_vjp_of_eigh_is_refused_not_wrong():
+    # eigh's adjoint is symmetrized and its tangent reads the lower triangle:
+    # the reverse rule made from forward mode over the vjp mixed the two and
+    # gave a wrong number (autograd's test_eigvalh_lower, found by its suite)
+    rng = np.random.default_rng(0)
+    m = rng.normal(size=(4, 4))
+    h, c, u = m.T @ m, rng.normal(size=4), rng.normal(size=(4, 4))
+    vjp = tad.vjp(_eigenvalues)
+    with pytest.raises(tad.NoDerivativeError, match="eigh"):
+        tad.vjp(vjp, wrt=(0,))(h, c, u)
+    e = rng.normal(size=(4, 4))
+    e = (e + e.T) / 2  # forward mode over it stays exact
+    _, tangent = tad.jvp(vjp, wrt=(0,))(h, c, e)
+    expected = (vjp(h + 1e-6 * e, c) - vjp(h - 1e-6 * e, c)) / 2e-6
+    np.testing.assert_allclose(tangent, expected, rtol=1e-5, atol=1e-8)
