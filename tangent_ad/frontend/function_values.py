@@ -67,9 +67,11 @@ class _Transforms(gast.NodeTransformer):
         maker = node.func
         if not isinstance(maker, gast.Call):
             return node
-        from tangent_ad import api
         transform = self.scope.value(maker.func)
-        if not any(transform is getattr(api, n, None) for n in _TRANSFORMS) or \
+        # a public transform, known by where it is defined (importing
+        # tangent_ad.api here would make an import cycle through the pipeline)
+        if getattr(transform, "__module__", None) != "tangent_ad.api" or \
+                getattr(transform, "__name__", None) not in _TRANSFORMS or \
                 not maker.args or not self.scope.is_function(maker.args[0]) or \
                 not all(_is_constant(a) for a in maker.args[1:]) or \
                 not all(_is_constant(k.value) for k in maker.keywords):

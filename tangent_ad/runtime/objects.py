@@ -22,7 +22,7 @@ import numpy as np
 
 from tangent_ad.errors import UnsupportedSyntaxError
 
-__all__ = ["field", "field_tangent", "unfield"]
+__all__ = ["field"]
 
 _NOT_OBJECTS = (numbers.Number, str, bytes, type(None), np.ndarray, np.generic, tuple, list,
                 dict, type, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
@@ -116,34 +116,6 @@ def field(obj, name):
             "differentiated function, and tangent_ad has no derivative for it",
             hint="use a NumPy function instead (np.shape(x), np.real(x), ...)")
     return getattr(obj, name)
-
-
-def unfield(g, obj, name):
-    """The adjoint of ``field(obj, name)``: `obj`'s zero derivative with `g`
-    at `name`. A read of a class attribute (a constant) gives `obj` no
-    derivative; a property or other computed attribute is refused: its
-    derivative would need the getter's."""
-    from tangent_ad.runtime.structures import zeros_like
-    _refuse_opaque(obj, name)
-    z = zeros_like(obj)
-    if isinstance(obj, tuple):  # a named tuple
-        items = list(z)
-        items[obj._fields.index(name)] = g
-        return type(obj)(*items)
-    if name in fields(obj) and name in vars(obj):
-        return replaced(z, {name: g})
-    _refuse_computed(obj, name)
-    return z
-
-
-def field_tangent(t, obj, name):
-    """The tangent of ``field(obj, name)`` from the tangent `t` of `obj`."""
-    from tangent_ad.runtime.structures import zeros_like
-    _refuse_opaque(obj, name)
-    if isinstance(obj, tuple) or name in fields(obj) and name in vars(obj):
-        return getattr(t, name)
-    _refuse_computed(obj, name)
-    return zeros_like(getattr(obj, name))
 
 
 def _refuse_opaque(obj, name):

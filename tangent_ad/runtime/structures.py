@@ -9,9 +9,10 @@ Generated code reaches these through ``tangent_ad.runtime``.
 import numpy as np
 
 from tangent_ad.errors import UnsupportedSyntaxError
-from tangent_ad.runtime.objects import is_object, map_fields
+from tangent_ad.runtime.objects import (
+    _refuse_computed, _refuse_opaque, fields, is_object, map_fields, replaced)
 
-__all__ = ["accumulate", "appended", "concatenated", "converted_tangent", "iterated",
+__all__ = ["unfield", "field_tangent", "accumulate", "appended", "concatenated", "converted_tangent", "iterated",
            "iterated_tangent", "rebuild", "unconverted",
            "repeated", "unindex_container", "uniterated", "updated", "updated_tangent", "zeroed", "zeros_like"]
 
@@ -225,3 +226,29 @@ def zeroed(g, index, like=None):
     else:
         copy[index] = 0
     return copy
+
+
+def unfield(g, obj, name):
+    """The adjoint of ``field(obj, name)``: `obj`'s zero derivative with `g`
+    at `name`. A read of a class attribute (a constant) gives `obj` no
+    derivative; a property or other computed attribute is refused: its
+    derivative would need the getter's."""
+    _refuse_opaque(obj, name)
+    z = zeros_like(obj)
+    if isinstance(obj, tuple):  # a named tuple
+        items = list(z)
+        items[obj._fields.index(name)] = g
+        return type(obj)(*items)
+    if name in fields(obj) and name in vars(obj):
+        return replaced(z, {name: g})
+    _refuse_computed(obj, name)
+    return z
+
+
+def field_tangent(t, obj, name):
+    """The tangent of ``field(obj, name)`` from the tangent `t` of `obj`."""
+    _refuse_opaque(obj, name)
+    if isinstance(obj, tuple) or name in fields(obj) and name in vars(obj):
+        return getattr(t, name)
+    _refuse_computed(obj, name)
+    return zeros_like(getattr(obj, name))
