@@ -393,18 +393,6 @@ def _refuse_conjugated(args, functions):
     mode over the same derivatives is exact and stays available
     (``tad.jvp(tad.vjp(f))``, ``tad.hvp``).
     """
-    for fn in functions:
-        info = getattr(fn, "__tangent_ad__", None)
-        if info is not None and "grad_eigh" in info.source:
-            # eigh's adjoint is symmetrized while its tangent reads the lower
-            # triangle: a reverse rule built from forward mode over it mixes
-            # the two and gave wrong numbers (autograd's test_eigvalh_*)
-            raise NoDerivativeError(
-                f"the reverse-mode derivative of {fn.__name__} is not supported: it goes "
-                "through the adjoint of np.linalg.eigh, whose second derivative "
-                "tangent_ad takes in forward mode only",
-                hint="take the second derivative in forward mode: tangent_ad.hvp, or "
-                     "tangent_ad.jvp of the gradient or vjp")
     if not any(np.iscomplexobj(a) for a in _leaves(args)):
         return
     for fn in functions:

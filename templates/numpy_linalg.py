@@ -3,9 +3,11 @@
 Products contract the adjoint of the result with the other operand
 (``grad_tensordot_lhs`` and friends in ``tangent_ad.runtime`` handle every
 rank). Decompositions follow the matrix identities, e.g. the adjoint of
-``inv(a)`` is ``-inv(a).T @ g @ inv(a).T``; those of symmetric
-matrices (``cholesky``, ``eigh``) are made symmetric, since only the
-symmetric part of a perturbation keeps the input valid.
+``inv(a)`` is ``-inv(a).T @ g @ inv(a).T``. ``cholesky``, ``eigh`` and
+``eigvalsh`` read one triangle of their argument (the lower one unless
+told otherwise) as a symmetric matrix, so their adjoints are folded onto
+that triangle (``untriangle``) and are zero on the other, as NumPy's
+result does not depend on it.
 """
 import numpy as np
 
@@ -14,7 +16,7 @@ from tangent_ad.runtime import (
     grad_cholesky, grad_cross_lhs, grad_cross_rhs, grad_dot_lhs, grad_dot_rhs, grad_eigh_pair, grad_einsum,
     grad_kron_lhs, grad_kron_rhs, grad_matmul_lhs, grad_matmul_rhs,
     grad_solve_lhs, grad_solve_rhs, grad_svd, grad_tensordot_lhs, grad_tensordot_rhs,
-    matrix_transpose, real_matrix, unbroadcast)
+    matrix_transpose, real_matrix, unbroadcast, untriangle)
 
 d = None  # d[x] is the adjoint of x; templates are parsed, never run
 
@@ -82,7 +84,8 @@ nonholomorphic(np.vdot)
 
 @adjoint(np.linalg.cholesky)
 def cholesky(result, a, upper=False):
-    d[a] = grad_cholesky(d[result], result, upper)
+    """Reads the lower triangle of a (the upper one with upper=True)."""
+    d[a] = untriangle(grad_cholesky(d[result], result, upper), upper)
 
 
 @adjoint(np.linalg.det)
@@ -93,8 +96,11 @@ def det(result, a):
 
 @adjoint(np.linalg.eigh)
 def eigh(result, a, UPLO="L"):
-    """Needs distinct eigenvalues."""
-    d[a] = grad_eigh_pair(d[result], result)
+    """Needs distinct eigenvalues. Reads the triangle UPLO of a."""
+    d[a] = untriangle(grad_eigh_pair(d[result], result), UPLO)
+
+
+nonholomorphic(np.linalg.eigh, np.linalg.cholesky)  # a complex a is read as Hermitian
 
 
 @adjoint(np.linalg.inv)
@@ -104,9 +110,10 @@ def inv(result, a):
 
 @adjoint(np.linalg.eigvalsh)
 def eigvalsh(result, a, UPLO="L"):
-    """Needs distinct eigenvalues; real matrices only. Symmetric, as eigh's."""
-    d[a] = (np.linalg.eigh(real_matrix(a, "np.linalg.eigvalsh"), UPLO)[1] *
-            np.expand_dims(d[result], -2)) @ matrix_transpose(np.linalg.eigh(a, UPLO)[1])
+    """Needs distinct eigenvalues; real matrices only. Reads the triangle UPLO of a."""
+    d[a] = untriangle((np.linalg.eigh(real_matrix(a, "np.linalg.eigvalsh"), UPLO)[1] *
+                       np.expand_dims(d[result], -2)) @
+                      matrix_transpose(np.linalg.eigh(a, UPLO)[1]), UPLO)
 
 
 @adjoint(np.linalg.pinv)

@@ -41,7 +41,7 @@ from tangent_ad.runtime import (
     uniterated, unpad, unreduce,
     unreduce_max, unaverage, unplus, unreduce_mean, unreduce_median, unreduce_var, unrepeat,
     untimes, unweights, weights_like, unrollaxis, unsort, unstack, unsum, untake,
-    untake_along_axis, untile, unbroadcast, zero_tangent, zeroed,
+    untake_along_axis, untile, untriangle, unbroadcast, zero_tangent, zeroed,
     zeros_like)
 
 d = None  # d[x] is the tangent of x; templates are parsed, never run
@@ -379,6 +379,11 @@ def grad_eigh_pair_rule(result, g, eigen):
     """Linear in g; the eigenvalues enter through 1 / (w_j - w_i), the
     eigenvectors through V (...) V^T."""
     d[result] = jvp_grad_eigh(d[g], d[eigen], g, eigen)
+
+
+@tangent(untriangle)
+def untriangle_rule(result, s, upper=False):
+    d[result] = untriangle(d[s], upper)
 
 
 # ---- forward-mode helpers: linear in the tangent they carry ----------------

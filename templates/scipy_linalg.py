@@ -6,13 +6,13 @@ triangular solve is a triangular solve with the transpose, that of
 identity), that of ``sqrtm`` and of ``solve_sylvester`` a Sylvester
 equation with the transposes.
 """
-from tangent_ad.registry import adjoint, structured
+from tangent_ad.registry import adjoint, nonholomorphic, structured
 
 try:
     import numpy as np
     from scipy import linalg
 
-    from tangent_ad.runtime import grad_cholesky, matrix_transpose, unblock_diag
+    from tangent_ad.runtime import grad_cholesky, matrix_transpose, unblock_diag, untriangle
 except ImportError:  # no SciPy: no rules, and nothing else changes
     linalg = None
 
@@ -34,8 +34,10 @@ if linalg is not None:
 
     @adjoint(linalg.cholesky)
     def cholesky(result, a, lower=False, check_finite=True):
-        """Made symmetric, like a."""
-        d[a] = grad_cholesky(d[result], result, 1 - lower)
+        """Reads the upper triangle of a (the lower one with lower=True)."""
+        d[a] = untriangle(grad_cholesky(d[result], result, 1 - lower), 1 - lower)
+
+    nonholomorphic(linalg.cholesky)  # a complex a is read as Hermitian
 
     @adjoint(linalg.expm)
     def expm(result, A):

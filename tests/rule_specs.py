@@ -602,6 +602,16 @@ SPECS = [
     Spec(np.linalg.det, "np.linalg.det(x + 3.0 * np.eye(3))", x=(2, 3, 3)),
     Spec(np.linalg.eigh, "np.linalg.eigh(x + x.T)[0]", x=(3, 3)),
     Spec(np.linalg.eigh, "np.linalg.eigh(x + x.T)[1] ** 2", x=(3, 3)),
+    # not symmetric: eigh, eigvalsh and cholesky read one triangle, and the
+    # gradient is zero on the other
+    Spec(np.linalg.eigh, "np.linalg.eigh(x)[1] ** 2", x=(3, 3)),
+    Spec(np.linalg.eigh, "np.linalg.eigh(x, UPLO='U')[0]", x=(2, 3, 3)),
+    Spec(np.linalg.eigvalsh, "np.linalg.eigvalsh(x)", x=(3, 3)),
+    Spec(np.linalg.eigvalsh, "np.linalg.eigvalsh(x, UPLO='U')", x=(3, 3)),
+    Spec(np.linalg.cholesky, "np.linalg.cholesky(x @ x.T + 3.0 * np.eye(3) + y)", x=(3, 2),
+         y=(3, 3)),
+    Spec(np.linalg.cholesky, "np.linalg.cholesky(x @ x.T + 3.0 * np.eye(3) + y, upper=True)",
+         x=(3, 2), y=(3, 3)),
     Spec(np.linalg.inv, "np.linalg.inv(x + 3.0 * np.eye(3))", x=(3, 3)),
     Spec(np.linalg.inv, "np.linalg.inv(x + 3.0 * np.eye(2))", x=(2, 2, 2)),
     Spec(np.linalg.slogdet, "np.linalg.slogdet(x + 3.0 * np.eye(3))[1]", x=(3, 3)),

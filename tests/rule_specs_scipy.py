@@ -119,6 +119,8 @@ else:
              " trans=1, lower=True)", x=(3, 3), y=(3, 2)),
         Spec(la.cholesky, f"scipy.linalg.cholesky({SPD})", x=(3, 4)),
         Spec(la.cholesky, f"scipy.linalg.cholesky({SPD}, lower=True)", x=(3, 2)),
+        Spec(la.cholesky, f"scipy.linalg.cholesky({SPD} + y)", x=(3, 2), y=(3, 3)),
+        Spec(la.cholesky, f"scipy.linalg.cholesky({SPD} + y, lower=True)", x=(3, 2), y=(3, 3)),
         Spec(la.expm, "scipy.linalg.expm(x)", x=(3, 3)),
         Spec(la.sqrtm, f"scipy.linalg.sqrtm({SPD})", x=(3, 3)),
         Spec(la.block_diag, "scipy.linalg.block_diag(x, y)", x=(2, 2), y=(3,)),

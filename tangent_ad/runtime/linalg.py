@@ -11,7 +11,7 @@ import numpy as np
 from tangent_ad.runtime.arrays import numpy_cholesky
 from tangent_ad.runtime.core import _axes, _like, unbroadcast
 
-__all__ = ["grad_matmul_lhs", "grad_matmul_rhs", "grad_tensordot_lhs", "grad_tensordot_rhs", "grad_dot_lhs", "grad_dot_rhs", "grad_kron_lhs", "grad_kron_rhs", "grad_einsum", "matrix_transpose", "grad_solve_rhs", "grad_solve_lhs", "grad_cholesky", "grad_eigh"]
+__all__ = ["grad_matmul_lhs", "grad_matmul_rhs", "grad_tensordot_lhs", "grad_tensordot_rhs", "grad_dot_lhs", "grad_dot_rhs", "grad_kron_lhs", "grad_kron_rhs", "grad_einsum", "matrix_transpose", "grad_solve_rhs", "grad_solve_lhs", "grad_cholesky", "grad_eigh", "triangle_matrix", "untriangle", "conjugate_transpose"]
 
 
 def _matmul_operands(g, a, b):
@@ -295,6 +295,13 @@ def matrix_transpose(x):
     return np.swapaxes(x, -1, -2)
 
 
+def conjugate_transpose(x):
+    """The conjugate transpose of (a stack of) matrices; the transpose of
+    real ones (no copy is conjugated)."""
+    x = matrix_transpose(x)
+    return np.conj(x) if np.iscomplexobj(x) else x
+
+
 def grad_solve_rhs(g, a, x):
     """Adjoint of `b` in ``x = np.linalg.solve(a, b)``, before reducing it
     to `b`'s shape: the solution of a.T y = g.
@@ -325,21 +332,22 @@ def grad_solve_lhs(gb, a, x):
 
 def grad_cholesky(g, lower, upper=False):
     """Adjoint of `a` in ``np.linalg.cholesky(a)`` (`lower` is the result;
-    with `upper`, the result is its transpose), made symmetric like `a`.
+    with `upper`, the result is its conjugate transpose), made symmetric
+    (Hermitian) like `a`; JAX's convention for complex values.
 
     >>> grad_cholesky(np.array([[1.0]]), np.array([[2.0]]))
     array([[0.25]])
     """
     lower = numpy_cholesky(lower)
-    if upper:
-        g, lower = matrix_transpose(g), matrix_transpose(lower)
+    if upper:  # the upper factor is L^H, and its adjoint conj(g^T) L's
+        g, lower = conjugate_transpose(g), conjugate_transpose(lower)
     inner = np.tril(np.matmul(matrix_transpose(lower), g))
     inner = inner - 0.5 * inner * np.eye(np.shape(lower)[-1], dtype=inner.dtype)
-    # s = L^-T inner L^-1, by two solves with the triangular L^T (no inverse)
-    upper_factor = matrix_transpose(lower)
-    half = _solve_upper(upper_factor, inner)
-    s = matrix_transpose(_solve_upper(upper_factor, matrix_transpose(half)))
-    return 0.5 * (s + matrix_transpose(s))
+    # s = L^-T inner conj(L)^-1, by two solves with the triangular L^T and
+    # L^H (no inverse); for real values both are L^T
+    half = _solve_upper(matrix_transpose(lower), inner)
+    s = matrix_transpose(_solve_upper(conjugate_transpose(lower), matrix_transpose(half)))
+    return 0.5 * (s + conjugate_transpose(s))
 
 
 def _solve_upper(u, b):
@@ -358,8 +366,10 @@ def _solve_upper(u, b):
 
 def grad_eigh(g, result):
     """Adjoint of `a` in ``w, v = np.linalg.eigh(a)`` (distinct eigenvalues),
-    made symmetric like `a`; `g` is the pair of adjoints of (w, v), either
-    of which may be None.
+    made symmetric (Hermitian) like `a`; `g` is the pair of adjoints of
+    (w, v), either of which may be None. In JAX's convention for complex
+    values: ``conj(v) (diag(re gw) + F * (v^T gv)) v^T`` with
+    ``F_ij = 1 / (w_j - w_i)`` off the diagonal.
 
     >>> grad_eigh((np.array([1.0, 0.0]), None), np.linalg.eigh(np.diag([1.0, 2.0])))
     array([[1., 0.],
@@ -368,11 +378,59 @@ def grad_eigh(g, result):
     (gw, gv), (w, v) = g, result
     inner = np.zeros_like(v)
     if gw is not None:
-        inner = inner + np.expand_dims(gw, -1) * np.eye(np.shape(w)[-1], dtype=v.dtype)
+        inner = inner + np.expand_dims(np.real(gw), -1) * np.eye(np.shape(w)[-1], dtype=v.dtype)
     if gv is not None:
         gap = np.expand_dims(w, -2) - np.expand_dims(w, -1)  # w[j] - w[i]
         off = ~np.eye(np.shape(w)[-1], dtype=bool)
         inverse_gap = np.divide(1.0, gap, out=np.zeros_like(gap), where=off)
         inner = inner + inverse_gap * np.matmul(matrix_transpose(v), gv)
-    s = np.matmul(np.matmul(v, inner), matrix_transpose(v))
-    return 0.5 * (s + matrix_transpose(s))
+    s = np.matmul(np.matmul(np.conj(v), inner), matrix_transpose(v))
+    return 0.5 * (s + np.conj(matrix_transpose(s)))
+
+
+def untriangle(s, upper=False):
+    """Adjoint of the symmetric matrix that eigh, eigvalsh and cholesky
+    build from one triangle of their argument, ``tril(a) + tril(a, -1).T``
+    (``triu`` when `upper` is true or ``"U"``): the adjoint `s` of that
+    matrix folded onto the triangle, ``tril(s) + tril(s.T, -1)``. NumPy
+    never reads the other triangle, so its adjoint is zero. A complex
+    matrix is read as Hermitian, ``tril(a, -1) + re diag(a) + tril(a, -1)^H``,
+    so its adjoint (in JAX's convention) folds ``conj(s.T)`` and keeps the
+    real part of the diagonal.
+
+    >>> untriangle(np.array([[1.0, 2.0], [3.0, 4.0]]))
+    array([[1., 0.],
+           [5., 4.]])
+    """
+    if isinstance(upper, str):
+        upper = upper.upper() == "U"
+    part, offset = (np.triu, 1) if upper else (np.tril, -1)
+    if not np.iscomplexobj(s):
+        return part(s) + part(matrix_transpose(s), offset)
+    # a complex matrix is read as Hermitian: the other triangle is the
+    # conjugate, and only the real part of the diagonal counts
+    folded = part(s, offset) + part(np.conj(matrix_transpose(s)), offset)
+    diagonal = np.real(np.diagonal(s, axis1=-2, axis2=-1))
+    return folded + np.expand_dims(diagonal, -1) * np.eye(np.shape(s)[-1], dtype=s.dtype)
+
+
+def triangle_matrix(a, upper=False):
+    """The matrix eigh and cholesky decompose when given `a`: the lower
+    triangle of `a` (the upper one when `upper` is true or ``"U"``)
+    mirrored, ``tril(a) + tril(a, -1).T``; for a complex `a`, Hermitian,
+    with the conjugate mirrored and the real part of the diagonal. It is
+    linear, and `untriangle` is its adjoint.
+
+    >>> triangle_matrix(np.array([[1.0, 2.0], [3.0, 4.0]]))
+    array([[1., 3.],
+           [3., 4.]])
+    """
+    if isinstance(upper, str):
+        upper = upper.upper() == "U"
+    part, offset = (np.triu, 1) if upper else (np.tril, -1)
+    strict = part(a, offset)
+    if not np.iscomplexobj(a):
+        return part(a) + matrix_transpose(strict)
+    diagonal = np.real(np.diagonal(a, axis1=-2, axis2=-1))
+    return strict + np.conj(matrix_transpose(strict)) + \
+        np.expand_dims(diagonal, -1) * np.eye(np.shape(a)[-1], dtype=a.dtype)

@@ -10,7 +10,8 @@ import numpy as np
 
 from tangent_ad.runtime.arrays import as_array, numpy_cholesky, zeros_from
 from tangent_ad.runtime.core import _keep_dims, _like, dsinc
-from tangent_ad.runtime.linalg import grad_einsum, grad_solve_rhs, matrix_transpose
+from tangent_ad.runtime.linalg import (
+    conjugate_transpose, grad_einsum, grad_solve_rhs, matrix_transpose, triangle_matrix)
 from tangent_ad.runtime.linalg_tangents import jvp_singular_slope
 from tangent_ad.runtime.reductions import grad_norm
 from tangent_ad.runtime.structures import zeros_like
@@ -142,19 +143,18 @@ def jvp_jvp_einsum(dtangents, doperands, tangents, operands):
 def jvp_cholesky(t, factor, upper=False):
     """The tangent of ``factor = np.linalg.cholesky(a, upper=upper)`` from
     the tangent `t` of `a`. Only the triangle of `a` that Cholesky reads
-    counts (as a symmetric matrix). With ``a = L L^T``:
-    ``dL = L phi(L^-1 dA L^-T)``, where ``phi`` keeps the lower triangle
+    counts (as a symmetric, or Hermitian, matrix). With ``a = L L^H``:
+    ``dL = L phi(L^-1 dA L^-H)``, where ``phi`` keeps the lower triangle
     and halves the diagonal.
     """
     factor = numpy_cholesky(factor)
-    lower = _transpose(factor) if upper else factor
-    part = np.triu if upper else np.tril
-    sym = part(t) + _transpose(part(t, 1 if upper else -1))
-    inner = np.linalg.solve(lower, _transpose(np.linalg.solve(lower, sym)))
+    lower = conjugate_transpose(factor) if upper else factor
+    sym = triangle_matrix(t, upper)
+    inner = np.linalg.solve(lower, conjugate_transpose(np.linalg.solve(lower, sym)))
     n = np.shape(inner)[-1]
     phi = np.tril(inner) - 0.5 * inner * np.eye(n, dtype=np.result_type(inner))
     tangent = np.matmul(lower, phi)
-    return _like(_transpose(tangent) if upper else tangent, factor)
+    return _like(conjugate_transpose(tangent) if upper else tangent, factor)
 
 
 def jvp_eigh(t, result, UPLO="L"):
@@ -165,9 +165,7 @@ def jvp_eigh(t, result, UPLO="L"):
     distinct eigenvalues.
     """
     w, v = result
-    part = np.triu if UPLO == "U" else np.tril
-    sym = part(t) + _transpose(part(t, 1 if UPLO == "U" else -1))
-    k = np.matmul(_transpose(np.conj(v)), np.matmul(sym, v))
+    k = np.matmul(_transpose(np.conj(v)), np.matmul(triangle_matrix(t, UPLO), v))
     gaps = np.expand_dims(w, -2) - np.expand_dims(w, -1)
     n = np.shape(w)[-1]
     off = ~np.eye(n, dtype=bool)
