@@ -13,6 +13,7 @@ import numpy as np
 
 from tangent_ad import callables, live, loader, pipeline, progress, second_order
 from tangent_ad.display import SourceText
+from tangent_ad.naming import label
 from tangent_ad.optimize import staging
 from tangent_ad.registry import REGISTRY
 
@@ -411,7 +412,7 @@ def _wrapper(fn, generated, func, what, extra=None):
     info = generated.__tangent_ad__
     if extra is not None:
         info = dataclasses.replace(info, source=info.source.rstrip("\n") + "\n\n\n" + extra)
-    fn.__name__ = fn.__qualname__ = f"{what}_{func.__name__}"
+    fn.__name__ = fn.__qualname__ = f"{what}_{label(func)}"
     fn.__doc__ = f"The {what} of {func.__qualname__}, computed by the generated " \
                  f"function {generated.__name__} (see tangent_ad.show_source)."
     fn.__tangent_ad__ = info

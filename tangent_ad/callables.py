@@ -15,6 +15,7 @@ import inspect
 
 from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.frontend import classes
+from tangent_ad.naming import label
 
 
 class Bound:
@@ -88,7 +89,7 @@ class Bound:
             return out
 
         functools.update_wrapper(call, derivative, assigned=("__doc__",), updated=())
-        call.__name__ = call.__qualname__ = f"{what}_{self.function.__name__}"
+        call.__name__ = call.__qualname__ = f"{what}_{label(self.function)}"
         call.__tangent_ad__ = getattr(derivative, "__tangent_ad__", None)
         call.__wrapped_derivative__ = derivative
         call.__tangent_ad_bound__ = self
@@ -146,7 +147,7 @@ def by_classes(func, make, what):
             call.__tangent_ad__ = getattr(derivative, "__tangent_ad__", None)
         return derivative(*args, **kwargs)
 
-    call.__name__ = call.__qualname__ = f"{what}_{func.__name__}"
+    call.__name__ = call.__qualname__ = f"{what}_{label(func)}"
     call.__doc__ = (f"The {what} of {func.__qualname__}, generated for the classes of "
                     "its arguments when it is called (see tangent_ad.show_source).")
     call.__tangent_ad__ = None

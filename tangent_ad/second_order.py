@@ -38,6 +38,7 @@ import numpy as np
 
 from tangent_ad.errors import NoDerivativeError, NonScalarOutputError, UnsupportedSyntaxError
 from tangent_ad.live import LIVE_KEY, LIVE_NAMES_KEY, current
+from tangent_ad.naming import label
 
 
 def _generated(fn):
@@ -103,7 +104,7 @@ def caller(g, keep_seed=False, name=None):
     params = [p for p in inspect.signature(g).parameters.values()
               if p.name != "bresult" or not is_gradient(g) or keep_seed]
     names = caller_names(g, [p.name for p in params])
-    name = name or g.__name__
+    name = name or label(g)
     namespace, header = {}, []
     live = g.__tangent_ad__.namespace.get(LIVE_KEY)
     if live is not None:  # its derivative reads the user's globals live, as g does
@@ -112,10 +113,10 @@ def caller(g, keep_seed=False, name=None):
     for new, p in zip(names, params):
         header.append(_with_default(new, p, namespace))
     source = (f"def {name}({', '.join(header)}):\n"
-              f"    return {g.__name__}({', '.join(names)})\n")
+              f"    return {label(g)}({', '.join(names)})\n")
     wrapper = _load(source, f"<tangent_ad caller of {g.__name__}>", namespace,
                     name)
-    namespace[g.__name__] = g  # the body calls g, under g's own name
+    namespace[label(g)] = g  # the body calls g, under g's own name
     wrapper.__tangent_ad_caller_of__ = g
     # the products of a gradient's rule check that the output is a scalar
     # (``_Product``), so the derivative need not compute it for the check
@@ -169,17 +170,17 @@ def _gradient_rule(g, derivative):
     namespace, lines = {}, []
     for v in primal:
         # the name forward mode gives it (``ad.forward.hvp_name``)
-        product = f"hvp_{f.__name__}_d{'_'.join(wrt)}" if wrt == (v,) else \
-            f"hvp_d{f.__name__}_d{v}_d{'_'.join(wrt)}"
+        product = f"hvp_{label(f)}_d{'_'.join(wrt)}" if wrt == (v,) else \
+            f"hvp_d{label(f)}_d{v}_d{'_'.join(wrt)}"
         namespace[product] = _cached(("hvp", f, v, wrt), lambda: _Product(
             product, derivative, f, (v,), wrt))
         lines.append(f"    d[{v}] = {product}({', '.join(params)}, {spread})")
-    seed = f"seed_adjoint_{f.__name__}_d{'_'.join(wrt)}"
+    seed = f"seed_adjoint_{label(f)}_d{'_'.join(wrt)}"
     namespace[seed] = _cached(("seed", g), lambda: _seed_adjoint(seed, g, primal))
     lines.append(f"    d[bresult] = {seed}({', '.join(primal)}, d[result])")
     header = ", ".join(["result"] + [_with_default(p, v, namespace)
                                      for p, v in signature.parameters.items()])
-    name = f"rule_of_{g.__name__}"
+    name = f"rule_of_{label(g)}"
     source = f"def {name}({header}):\n" + "\n".join(lines) + "\n"
     return _load(source, f"<tangent_ad rule of {g.__name__}>", namespace, name)
 
@@ -235,7 +236,7 @@ def _jvp_rule(F, derivative):
         lines.append(f"    d[{v}] = {forward}({args}, d[result][1], {', '.join(tangents)})")
     for w, t in zip(along, tangents):
         lines.append(f"    d[{t}] = {_vjp(f, w, derivative, namespace)}({args}, d[result][1])")
-    name = f"rule_of_{F.__name__}"
+    name = f"rule_of_{label(F)}"
     source = f"def {name}({', '.join(['result'] + params)}):\n" + "\n".join(lines) + "\n"
     return _load(source, f"<tangent_ad rule of {F.__name__}>", namespace, name)
 
@@ -253,7 +254,7 @@ def _with_seed(f):
     if not is_gradient(f):
         return f
     return _cached(("seeded", f), lambda: caller(f, keep_seed=True,
-                                                  name=f"{f.__name__}_seeded"))
+                                                  name=f"{label(f)}_seeded"))
 
 
 def _names(g):
@@ -267,7 +268,7 @@ def _vjp(f, i, derivative, namespace):
     """``vjp_<f>_d<v>`` for the parameter `v` of `f` at position `i`, made
     on first use, bound in `namespace`."""
     g = _with_seed(f)
-    name = f"vjp_{g.__name__}_d{_names(g)[i]}"
+    name = f"vjp_{label(g)}_d{_names(g)[i]}"
     namespace[name] = _cached(("vjp", g, i), lambda: _Lazy(
         name, lambda: derivative(g, "reverse", (i,), "vjp")))
     return name
@@ -278,7 +279,7 @@ def _forward_vjp(f, i, along, derivative, namespace):
     ``vjp(f, wrt=i)``, bound in `namespace`."""
     g = _with_seed(f)
     names = _names(g)
-    name = f"forward_vjp_{g.__name__}_d{names[i]}_along_" + "_".join(names[w] for w in along)
+    name = f"forward_vjp_{label(g)}_d{names[i]}_along_" + "_".join(names[w] for w in along)
     namespace[name] = _cached(("forward_vjp", g, i, along), lambda: _Product(
         name, derivative, g, (i,), along, kind="vjp"))
     return name
@@ -299,11 +300,11 @@ def _vjp_rule(V, derivative):
     for i, v in enumerate(primal):
         name = _forward_vjp(f, i, along, derivative, namespace)
         lines.append(f"    d[{v}] = {name}({', '.join(params)}, {spread})")
-    name = f"tangent_{f.__name__}_d{'_'.join(wrt)}"
+    name = f"tangent_{label(f)}_d{'_'.join(wrt)}"
     namespace[name] = _cached(("tangent", f, wrt), lambda: _Lazy(
         name, lambda: derivative(f, "forward", wrt, "hvp"), guard=V))
     lines.append(f"    d[{seed}] = {name}({', '.join(primal)}, {spread})")
-    rule_name = f"rule_of_{V.__name__}"
+    rule_name = f"rule_of_{label(V)}"
     source = f"def {rule_name}({', '.join(['result'] + params)}):\n" + "\n".join(lines) + "\n"
     return _load(source, f"<tangent_ad rule of {V.__name__}>", namespace, rule_name)
 
@@ -427,9 +428,9 @@ def _seed_adjoint(name, g, primal):
         [f"np.sum(np.multiply({u}[{i}], {t}[{i}]))" for i in range(count)]
     args = ", ".join(primal)
     source = (f"def {name}({', '.join(primal + [u])}):\n"
-              f"    {t} = {g.__name__}({args}, 1.0)\n"
+              f"    {t} = {label(g)}({args}, 1.0)\n"
               f"    return {' + '.join(parts)}\n")
-    namespace = {"np": np, g.__name__: g}
+    namespace = {"np": np, label(g): g}
     return _load(source, f"<tangent_ad seed adjoint of {g.__name__}>",
                  namespace, name)
 

@@ -567,3 +567,28 @@ def test_reverse_and_forward_over_the_vjp_of_eigh_read_one_triangle():
     e = rng.normal(size=(4, 4))
     _, tangent = tad.jvp(vjp, wrt=(0,))(h, c, e)
     np.testing.assert_allclose(np.sum(tangent * u), np.sum(expected * e), rtol=1e-5)
+
+
+SINE_WEIGHTED = lambda x: np.sum(np.sin(x) * x)  # noqa: E731 (a lambda is the point)
+
+
+def test_derivatives_of_derivatives_of_a_lambda():
+    # names made from a lambda's ``<lambda>`` were written into the rules'
+    # source (``hvp_<lambda>_dx``): a SyntaxError reported as an
+    # InternalError (autograd's test suite, which differentiates lambdas)
+    rng = np.random.default_rng(4)
+    x, t, u = rng.normal(size=(3, 3))
+    grad = tad.grad(SINE_WEIGHTED)
+    caller = lambda y: np.sum(grad(y) * u)  # noqa: E731
+    np.testing.assert_allclose(tad.grad(caller)(x), numerical_grad(caller, (x,), 0),
+                               rtol=1e-6, atol=1e-8)
+    vjp = tad.vjp(SINE_WEIGHTED)  # (x, c) -> c grad f(x)
+    pulled = tad.vjp(vjp, wrt=(0, 1))(x, 0.7, u)  # (0.7 H u, <grad f(x), u>)
+    hessian_u = (grad(x + 1e-6 * u) - grad(x - 1e-6 * u)) / 2e-6
+    np.testing.assert_allclose(pulled[0], 0.7 * hessian_u, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(pulled[1], np.sum(grad(x) * u), rtol=1e-10)
+    jvp = tad.jvp(SINE_WEIGHTED)  # (x, t) -> (f(x), <grad f(x), t>)
+    bx, bt = tad.vjp(jvp, wrt=(0, 1))(x, t, (0.3, 2.0))
+    hessian_t = (grad(x + 1e-6 * t) - grad(x - 1e-6 * t)) / 2e-6
+    np.testing.assert_allclose(bx, 0.3 * grad(x) + 2.0 * hessian_t, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(bt, 2.0 * grad(x), rtol=1e-10)

@@ -30,6 +30,7 @@ import gast
 
 from tangent_ad.frontend import closures, generated
 from tangent_ad.frontend.static_scope import StaticScope, loads
+from tangent_ad.naming import label
 from tangent_ad.nodes import walk
 
 
@@ -80,9 +81,9 @@ class _Transforms(gast.NodeTransformer):
         self.reads.append(copy.deepcopy(maker.args[0]))  # see resolve: a dependency
         options = {k.arg: _constant_value(k.value) for k in maker.keywords}
         made = transform(func, *[_constant_value(a) for a in maker.args[1:]], **options)
-        label = self.scope.fresh(f"{transform.__name__}_{getattr(func, '__name__', 'f')}")
-        self.helpers[label] = made
-        node.func = _located(gast.Name(id=label, ctx=gast.Load(), annotation=None,
+        name = self.scope.fresh(f"{transform.__name__}_{label(func)}")
+        self.helpers[name] = made
+        node.func = _located(gast.Name(id=name, ctx=gast.Load(), annotation=None,
                                        type_comment=None), maker)
         return node
 
