@@ -190,6 +190,21 @@ def test_oracle_reports_a_frozen_global(monkeypatch):
     assert (res.kind, res.check) == ("wrong", "rebind")
 
 
+def _branch_at_zero(x):
+    if x * x > 0:
+        return np.sin(x) + x
+    return np.sin(x) * 0.5 + x * 0.5
+
+
+def test_oracle_sees_a_point_on_a_branch_condition():
+    # seed 32214: an integer argument 0 sat exactly on ``if np.sum(v0) > 0``
+    # with v0 = 1.25 x0**2; both neighbours take the other branch, so the
+    # differences disagree with any AD system's gradient there: a point to
+    # skip, like a kink, not a wrong gradient
+    assert fo._lines_run(_branch_at_zero, [0.0]) != fo._lines_run(_branch_at_zero, [1e-6])
+    assert fo._lines_run(_branch_at_zero, [1e-6]) == fo._lines_run(_branch_at_zero, [-1e-6])
+
+
 # ---- minimal reproducers of bugs the fuzzer found ----
 
 def _sum_of_mixed_list(x):
