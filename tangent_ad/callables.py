@@ -13,6 +13,7 @@ them) and `Bound.wrap` puts the bound arguments back in at each call.
 import functools
 import inspect
 
+from tangent_ad import variadic
 from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.frontend import classes
 from tangent_ad.naming import label
@@ -173,6 +174,20 @@ def public(transform, trailing=None):
                 "it is called, so it cannot be differentiated again yet",
                 hint="differentiate a function of arrays that calls the original, "
                      "e.g. lambda x: loss(model, x)")
+        if getattr(func, "__tangent_ad_per_call__", False):
+            raise UnsupportedSyntaxError(
+                f"{func.__name__} is generated for each call's arguments (its function "
+                "takes *args, **kwargs or keyword-only parameters), so it cannot be "
+                "differentiated again yet",
+                hint="differentiate a function with plain parameters that calls the "
+                     "original, e.g. lambda x, y: loss(x, y)")
+        if variadic.takes_variadic(func):
+            options = signature.bind(func, *args, **kwargs).arguments
+            wrt = options.pop("wrt", signature.parameters["wrt"].default)
+            options.pop("func")
+            return variadic.at_call(
+                func, lambda plain, names: call(plain, wrt=names, **options), wrt,
+                transform.__name__, trailing and (lambda items: trailing(items, options)))
         bound_form = bound(func)
         if bound_form is not None:
             options = signature.bind(func, *args, **kwargs).arguments

@@ -193,6 +193,11 @@ def _generate(args, path, func_name):
         from tangent_ad import api  # late: keeps --help and usage errors fast
         previous, generated = func, api.autodiff(func, mode=args.mode, wrt=wrt,
                                                  optimized=not args.no_optimize)
+        if getattr(generated, "__tangent_ad_per_call__", False):  # variadic.at_call
+            raise CLIError(f"{func_name} takes *args or keyword-only parameters, which are "
+                           "not supported in a derivative written for every call: list its "
+                           "parameters explicitly, or differentiate it from Python "
+                           "(tangent_ad.grad), call by call")
         if getattr(generated, "__tangent_ad__", None) is None:  # api.by_classes
             raise CLIError(f"{func_name} uses methods or properties of its arguments, "
                            "which depend on their classes: differentiate it from "

@@ -88,15 +88,22 @@ def _refuse(node, ctx, message, hint=None):
 
 
 def _check_arguments(tree, ctx):
+    # the transforms differentiate a function with *args or keyword-only
+    # parameters call by call (tangent_ad/variadic.py), through a plain
+    # function that calls it: what reaches this point is **kwargs, or a
+    # derivative for every call (the CLI's file)
     args = tree.args
-    if args.vararg or args.kwarg:
-        _refuse(tree, ctx, "*args and **kwargs parameters are not supported here",
-                "list the parameters explicitly (a function that the differentiated "
-                "one calls may take *args)")
-    if args.kwonlyargs:
-        _refuse(tree, ctx, "keyword-only parameters are not supported in the function "
-                "given to the transform yet", "make them ordinary parameters "
-                "(a function that the differentiated one calls may have them)")
+    if args.kwarg:
+        _refuse(tree, ctx, "**kwargs parameters are not supported in the function given "
+                "to a transform", "list the keyword parameters explicitly, or "
+                "differentiate a function that calls this one with the keywords it needs "
+                "(*args and keyword-only parameters are supported)")
+    if args.vararg or args.kwonlyargs:
+        what = "*args" if args.vararg else "keyword-only"
+        _refuse(tree, ctx, f"{what} parameters are not supported in a derivative written "
+                "for every call (tangent_ad.grad and the other transforms take them, "
+                "differentiating the function call by call)",
+                "list the parameters explicitly")
 
 
 def _check_statement(stmt, ctx):
