@@ -71,3 +71,23 @@ def chained_comparison(w):
     if -5.0 < s < 5.0 and not 9.0 <= w[0] < 10.0:
         s = s * w[1]
     return s + (0.0 < w[0] < 2.0) * w[0]
+
+
+def raise_in_a_check(w):
+    if np.any(np.abs(w) > 10.0):
+        raise ValueError("w out of range")
+    total = 0.0
+    for i in range(3):
+        if i > 5:
+            raise RuntimeError("never")
+        total = total + np.sum(np.sin(w) * (i + 1))
+    return total
+
+
+def raise_ends_a_path(w, mode):
+    if mode == "sum":
+        return np.sum(w ** 2)
+    elif mode == "prod":
+        return np.prod(np.cos(w))
+    else:
+        raise ValueError(f"unknown mode {mode!r}")

@@ -88,12 +88,6 @@ def uses_lambda_in_dict(x):
     return OPS["sq"](x)
 
 
-def uses_raise(x):
-    if x > 100:
-        raise ValueError("big")
-    return x * x
-
-
 def uses_del(x):
     y = x * 2.0
     del y
@@ -127,7 +121,7 @@ REFUSED = [
     (uses_try, 0.7), (uses_global, 0.7), (uses_yield, 0.7),
     (uses_setcomp, 0.7), (uses_kwargs, 0.7), (uses_fft, X3),
     (uses_lstsq, X3), (uses_ufunc_reduce, X3), (uses_fstring, 0.7),
-    (uses_lambda_in_dict, 0.7), (uses_raise, 0.7), (uses_nonlocal, 0.7),
+    (uses_lambda_in_dict, 0.7), (uses_nonlocal, 0.7),
     (uses_vectorize, X3), (uses_getattr_call, 0.7),
 ]
 # once refused, now rewritten before validation (frontend/statements.py,

@@ -1,5 +1,5 @@
 """match, the walrus operator, star-unpacking, nested unpacking,
-functools.reduce, assert and del, in every mode (statements.py).
+functools.reduce, assert, raise and del, in every mode (statements.py).
 
 Each case is checked against central differences at random points: grad,
 jvp and hvp, optimized and not (``corpus.check_all_modes``), and its
@@ -21,6 +21,7 @@ CASES = [
     ("match_without_return", ("cos",)), ("match_without_return", ("none",)),
     ("walrus_in_conditions", ()), ("star_unpacking", ()), ("nested_unpacking", ()),
     ("reduce_forms", ()), ("assert_and_del", ()), ("chained_comparison", ()),
+    ("raise_in_a_check", ()), ("raise_ends_a_path", ("sum",)), ("raise_ends_a_path", ("prod",)),
 ]
 
 
@@ -100,3 +101,12 @@ def test_reduce_is_a_readable_loop():
     source = tad.show_source(tad.grad(sf.reduce_forms))
     assert "for i in range(1, len(seq)):" in source
     assert functools.reduce  # the function itself is never called
+
+
+def test_raise_runs_in_the_forward_sweep():
+    # the derivative raises what the function raises, where it raises it
+    with pytest.raises(ValueError, match="out of range"):
+        tad.grad(sf.raise_in_a_check)(np.array([20.0, 0.0]))
+    for transform, extra in [(tad.grad, ()), (tad.jvp, (np.ones(2),))]:
+        with pytest.raises(ValueError, match="unknown mode 'max'"):
+            transform(sf.raise_ends_a_path)(np.ones(2), "max", *extra)

@@ -100,10 +100,12 @@ class _Normalizer(Desugar):
         self.origin = None
         self.loop_flags = []   # per enclosing loop: its for/while-else flag, or None
         self.kinds = {}        # name assigned once -> "dict" or "other" (see note_kind)
+        self.tail_raises = set()  # ids of the raise statements that end a path
 
     def function(self, tree):
         for arg in tree.args.args:
             self.version[arg.id] = arg.id
+        self.tail_raises = set(map(id, _tail_raises(tree.body)))
         self.body = self.block(tree.body)
         tree = gast.FunctionDef(
             name=tree.name, args=tree.args, body=self.body,
@@ -145,12 +147,17 @@ class _Normalizer(Desugar):
                 self.assign_to(target.id, stmt.value)
         elif self.stack and generated.is_stack_push(stmt):
             self.emit(gast.Expr(value=call("stack.append", self.atom(stmt.value.args[0]))))
-        elif isinstance(stmt, gast.Assert) or (
+        elif isinstance(stmt, (gast.Assert, gast.Raise)) or (
                 isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)
                 and not _is_append(stmt.value)):
             if isinstance(stmt, gast.Expr):
                 refuse_in_place(stmt.value, self.ctx.resolved.get(stmt.value), self.ctx)
             self.emit(self.verbatim([stmt])[0])  # for its effect: forward sweep only
+            if id(stmt) in self.tail_raises:
+                # a path that ends by raising still ends with a return for the
+                # passes after this one; it is never reached
+                self.statement(gast.copy_location(
+                    gast.Return(value=gast.Constant(value=0.0, kind=None)), stmt))
         elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
             # xs.append(v)
             items = stmt.value.func.value
@@ -444,3 +451,17 @@ def _constant(node):
 def _is_append(node):
     return isinstance(node.func, gast.Attribute) and node.func.attr == "append" \
         and isinstance(node.func.value, gast.Name) and len(node.args) == 1
+
+
+def _tail_raises(block):
+    """The ``raise`` statements that end a path through `block` (its last
+    statement, or the last of a branch of an ``if`` that is), which the
+    function would otherwise leave without a return."""
+    if not block:
+        return []
+    last = block[-1]
+    if isinstance(last, gast.Raise):
+        return [last]
+    if isinstance(last, gast.If):
+        return _tail_raises(last.body) + _tail_raises(last.orelse)
+    return []

@@ -22,7 +22,8 @@ _STATEMENT_HINTS = {
     gast.Global: "'global' is not supported",
     gast.Nonlocal: "'nonlocal' is not supported",
     gast.Delete: "'del' is not supported",
-    gast.Raise: "'raise' is not supported in a differentiated function",
+    gast.Raise: "a bare 'raise' re-raises an exception being handled, and try/except "
+                "is not supported",
     gast.Import: "move imports to module level",
     gast.ImportFrom: "move imports to module level",
 }
@@ -66,8 +67,8 @@ def _always_returns(block):
     if not block:
         return False
     last = block[-1]
-    if isinstance(last, gast.Return):
-        return True
+    if isinstance(last, gast.Return) or (isinstance(last, gast.Raise) and last.exc is not None):
+        return True  # a path that raises returns nothing to differentiate
     if isinstance(last, gast.If):
         return _always_returns(last.body) and _always_returns(last.orelse)
     return False
@@ -172,6 +173,8 @@ def _check_statement(stmt, ctx):
             _check_out(kw, stmt.value, ctx)
     elif isinstance(stmt, gast.Assert):
         pass  # checked in the forward sweep, as written
+    elif isinstance(stmt, gast.Raise) and stmt.exc is not None:
+        pass  # raised in the forward sweep, as written: no derivative is needed
     elif isinstance(stmt, gast.Expr):
         _refuse(stmt, ctx, "an expression whose value is discarded is not "
                 "supported", "assign the value to a name or remove the line")
