@@ -5,9 +5,9 @@ and the distributions' own parameters, one row each in both modes
 
 The methods are keyed by the bound method (``scipy.stats.norm.logpdf``):
 ``from scipy.stats import norm`` then ``norm.logpdf(x, loc=m, scale=s)``
-finds the row. Their parameters after ``x`` are SciPy's ``*args``, so
-they are passed by keyword: a positional one is refused (the call packs
-them into one tuple, which the row's parameters cannot name).
+finds the row. Their parameters after ``x`` are SciPy's ``*args``: passed
+by keyword or by position (``t.logpdf(x, df, loc, scale)``), in the
+row's order, which is SciPy's (shapes, then loc and scale).
 ``z = (x - loc) / scale`` is written out in each partial. A shape
 parameter without a closed-form derivative (a distribution function's in
 ``df``, ``a`` or ``b``) is refused; so are poisson's integer count ``k``

@@ -72,6 +72,14 @@ else:
           for method in (st.t.logpdf, st.t.pdf)],
         Spec(st.t.logpdf, "scipy.stats.t.logpdf(x, df=a)", x=(2, 2), a=(2,),
              domain={"a": (2.0, 5.0)}),
+        # positional shapes, loc and scale, as SciPy's *args takes them
+        Spec(st.t.logpdf, "scipy.stats.t.logpdf(x, a, m, s)", x=(3,), a=(3,), m=None, s=None,
+             domain={"a": (2.0, 5.0), **SCALE}),
+        Spec(st.norm.cdf, "scipy.stats.norm.cdf(x, m, s)", x=(3,), m=(3,), s=None, domain=SCALE),
+        Spec(st.t.pdf, "scipy.stats.t.pdf(x, a, scale=s)", x=(3,), a=None, s=(3,),
+             domain={"a": (2.0, 5.0), **SCALE}),
+        Spec(st.beta.logpdf, "scipy.stats.beta.logpdf(x, a, b)", x=(3,), a=None, b=None,
+             domain={"x": (0.2, 0.8), "a": (1.5, 3.0), "b": (1.5, 3.0)}),
         *[Spec(method, f"scipy.stats.gamma.{method.__name__}(x, a=a, loc=m, scale=s)",
                x=(3,), a=None, m=None, s=None,
                domain={"x": (2.0, 4.0), "a": (1.5, 3.0), "m": (-0.5, 0.5), **SCALE})

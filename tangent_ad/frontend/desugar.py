@@ -412,5 +412,21 @@ def _first_variadic(func):
         return None
     for i, param in enumerate(params):
         if param.kind is param.VAR_POSITIONAL:
-            return i
+            return None if _rule_names_the_rest(func, param.name) else i
     return None
+
+
+def _rule_names_the_rest(func, star):
+    """Whether `func`'s registered rule names the values its ``*star``
+    takes one by one (scipy.stats' ``norm.cdf(x, *args)``, whose row has
+    ``loc`` and ``scale``) rather than as the one tuple `star`: those are
+    passed as they are, for the rule to bind in order."""
+    for mode in ("reverse", "forward"):
+        if REGISTRY.has(mode, func):
+            try:
+                template = REGISTRY.lookup(mode, func)
+                params = inspect.signature(template).parameters
+            except (TypeError, ValueError):
+                return False
+            return star not in params
+    return False

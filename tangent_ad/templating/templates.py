@@ -66,7 +66,16 @@ def bind(template, callee, args, keywords, *, where):
     """
     params, defaults, _ = parse(template)
     params, defaults = params[1:], defaults[1:]
-    named = _bind_to_signature(callee, args, keywords)
+    named, (star, spread) = _bind_to_signature(callee, args, keywords)
+    if spread and star not in params:
+        # f(x, *args) called as f(x, a, b): the values in *args fill the
+        # template's next parameters in order (scipy.stats' shapes, loc,
+        # scale), as the callee reads them
+        free = [p for p in params if p not in named]
+        if len(spread) > len(free):
+            raise UnsupportedSyntaxError(
+                f"too many arguments for the derivative of {_name(callee)}", **where)
+        named.update(zip(free, spread))
     if named is None:
         if len(args) > len(params):
             raise UnsupportedSyntaxError(
@@ -94,9 +103,11 @@ def bind(template, callee, args, keywords, *, where):
 
 
 def _bind_to_signature(callee, args, keywords):
+    """(``{parameter: atom}`` by the callee's signature, or None; the name
+    of its ``*args`` and the positional atoms it took one by one)."""
     signature = _signature(callee)
     if signature is None:
-        return None
+        return None, (None, ())
     starred = args[-1].value if args and isinstance(args[-1], gast.Starred) else None
     if starred is not None:
         args = args[:-1]
@@ -105,17 +116,19 @@ def _bind_to_signature(callee, args, keywords):
             if starred is not None else \
             signature.bind(*args, **{k.arg: k.value for k in keywords})
     except TypeError:
-        return None
-    named = dict(bound.arguments)
+        return None, (None, ())
+    named, spread = dict(bound.arguments), (None, ())
     for param in signature.parameters.values():
         if param.kind is param.VAR_KEYWORD and param.name in named:
             named.update(named.pop(param.name))
         if param.kind is param.VAR_POSITIONAL:
             # f(x, *t): the tuple `t` of the remaining arguments, as one atom
-            named.pop(param.name, None)
+            values = named.pop(param.name, ())
             if starred is not None:
                 named[param.name] = starred
-    return named
+            else:
+                spread = (param.name, tuple(values))
+    return named, spread
 
 
 def _signature(callee):
