@@ -55,8 +55,9 @@ class UnsupportedSyntaxError(TangentADError):
                     "into a function with a registered derivative")
 
 
-class NoDerivativeError(TangentADError):
-    """A called function has neither a derivative template nor Python source."""
+class NoDerivativeError(TangentADError, NotImplementedError):
+    """A called function has neither a derivative template nor Python source,
+    or its rule does not cover these arguments (a NotImplementedError too)."""
 
     default_hint = ("register a derivative with @tangent_ad.adjoint(func), "
                     "or wrap the call in tangent_ad.stop_gradient if its "

@@ -103,10 +103,10 @@ UNSUPPORTED = [
         def f(x, items):
             return np.sum(helper(*items) * x)
         """, "return np.sum(helper(*items) * x)"),
-    ("star args", """
-        def f(*xs):
-            return xs
-        """, "def f(*xs):"),
+    ("double star kwargs", """
+        def f(x, **options):
+            return x
+        """, "def f(x, **options):"),
     ("bool op", """
         def f(x):
             return x and x

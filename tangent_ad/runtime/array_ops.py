@@ -4,6 +4,7 @@ of ``np.select``. Each is linear in the adjoint it moves. And
 ``real_matrix``, the guard of rules written for real matrices."""
 import numpy as np
 
+from tangent_ad.errors import NoDerivativeError
 from tangent_ad.runtime.core import unbroadcast
 
 __all__ = ["grad_cross_lhs", "grad_cross_rhs", "ungradient", "unselect", "unselect_default",
@@ -79,7 +80,7 @@ def ungradient(g, f, axis=None, edge_order=1):
     array([-1.,  1.,  0.])
     """
     if edge_order != 1:
-        raise NotImplementedError("the derivative of np.gradient is implemented for edge_order=1")
+        raise NoDerivativeError("the derivative of np.gradient is implemented for edge_order=1")
     ndim = np.ndim(f)
     axes = tuple(range(ndim)) if axis is None else \
         tuple(a % ndim for a in ((axis,) if isinstance(axis, int) else axis))
@@ -151,5 +152,5 @@ def real_matrix(a, what):
     np.float64(1.0)
     """
     if np.iscomplexobj(a):
-        raise NotImplementedError(f"the derivative of {what} is implemented for real matrices only")
+        raise NoDerivativeError(f"the derivative of {what} is implemented for real matrices only")
     return a

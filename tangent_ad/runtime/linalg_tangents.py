@@ -18,6 +18,7 @@ Real matrices only, like the adjoints they differentiate.
 """
 import numpy as np
 
+from tangent_ad.errors import NoDerivativeError
 from tangent_ad.runtime.linalg import grad_eigh, matrix_transpose
 
 __all__ = ["grad_eigh_pair", "jvp_grad_cholesky", "jvp_grad_eigh", "jvp_singular_slope"]
@@ -33,7 +34,7 @@ def _real_only(name, *values):
     formulas transpose where complex matrices need conjugate transposes,
     and the complex SVD has a phase freedom they do not account for."""
     if any(np.iscomplexobj(v) for v in values):
-        raise NotImplementedError(
+        raise NoDerivativeError(
             f"the second derivative of {name} is implemented for real matrices only")
 
 

@@ -2,6 +2,7 @@
 ``unX`` undoes the data movement of ``np.X`` for the adjoint."""
 import numpy as np
 
+from tangent_ad.errors import NoDerivativeError
 from tangent_ad.runtime.arrays import scatter_add, size_of, zeros_from
 from tangent_ad.runtime.boundary import cast_like
 from tangent_ad.runtime.core import _like
@@ -102,7 +103,7 @@ def unpad(g, pad_width, mode="constant"):
         return g[tuple(slice(int(before), n - int(after))
                        for (before, after), n in zip(width, np.shape(g)))]
     if mode not in ("edge", "reflect", "symmetric", "wrap"):
-        raise NotImplementedError(
+        raise NoDerivativeError(
             f"tangent_ad differentiates np.pad in modes 'constant', 'edge', "
             f"'reflect', 'symmetric' and 'wrap', not {mode!r}")
     for axis in reversed(range(np.ndim(g))):

@@ -16,6 +16,8 @@ matrices too. Distinct, nonzero singular values are needed.
 """
 import numpy as np
 
+from tangent_ad.errors import NoDerivativeError
+
 __all__ = ["grad_svd", "jvp_svd", "jvp_grad_svd", "jvp_jvp_svd"]
 
 
@@ -40,12 +42,12 @@ def _gaps(s):
 
 def _refuse_vectors(a, full_matrices):
     if np.iscomplexobj(a):
-        raise NotImplementedError(
+        raise NoDerivativeError(
             "the derivative of the singular vectors of a complex matrix is not supported "
             "(np.linalg.svd(a, compute_uv=False), the singular values alone, is)")
     m, n = np.shape(a)[-2:]
     if full_matrices and m != n:
-        raise NotImplementedError(
+        raise NoDerivativeError(
             "the derivative of np.linalg.svd with full_matrices=True of a non-square matrix "
             "is not defined (its extra singular vectors are not unique): pass "
             "full_matrices=False")
@@ -122,7 +124,7 @@ def jvp_grad_svd(dg, da, g, a, full_matrices=True, compute_uv=True):
     gradient), for the singular values alone: the adjoint
     ``conj(u diag(g) vh)`` is linear in `g` and moves with u and vh."""
     if compute_uv:
-        raise NotImplementedError(
+        raise NoDerivativeError(
             "the second derivative of np.linalg.svd is implemented for the singular values "
             "alone (compute_uv=False)")
     _refuse_vectors(a, False)
@@ -140,7 +142,7 @@ def jvp_jvp_svd(dt, da, t, a, full_matrices=True, compute_uv=True):
     mode), for the singular values alone: ``Re diag(u^H t v)`` is linear in
     `t` and moves with u and v."""
     if compute_uv:
-        raise NotImplementedError(
+        raise NoDerivativeError(
             "the second derivative of np.linalg.svd is implemented for the singular values "
             "alone (compute_uv=False)")
     _refuse_vectors(a, False)

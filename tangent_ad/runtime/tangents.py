@@ -8,6 +8,7 @@ module depends on NumPy only.
 """
 import numpy as np
 
+from tangent_ad.errors import NoDerivativeError
 from tangent_ad.runtime.arrays import as_array, numpy_cholesky, zeros_from
 from tangent_ad.runtime.core import _keep_dims, _like, dsinc
 from tangent_ad.runtime.linalg import (
@@ -202,7 +203,7 @@ def jvp_grad_norm(dg, dnorm, dx, g, norm, x, ord=None, axis=None, keepdims=False
             g = _keep_dims(g, np.shape(x), axes)
         tangent = tangent + g * jvp_abs_slope(dx, x)  # slope conj(x) / |x|
     elif len(axes) == 1 and np.iscomplexobj(x) and ord != 0:
-        raise NotImplementedError(
+        raise NoDerivativeError(
             f"the second derivative of the vector norm ord={ord} of complex "
             "values is not supported (ord=None, 1, 2 are)")
     elif len(axes) == 1 and np.isfinite(ord) and ord not in (0, 1):
@@ -213,7 +214,7 @@ def jvp_grad_norm(dg, dnorm, dx, g, norm, x, ord=None, axis=None, keepdims=False
             (dx - np.sign(x) * size * dnorm / norm)
         tangent = tangent + g * slope
     elif len(axes) == 2 and np.iscomplexobj(x) and ord not in (2, -2, "nuc"):
-        raise NotImplementedError(
+        raise NoDerivativeError(
             f"the second derivative of the matrix norm ord={ord} of complex "
             "values is not supported")
     elif len(axes) == 2 and ord in (2, -2, "nuc"):
