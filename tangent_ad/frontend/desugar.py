@@ -418,9 +418,16 @@ def _first_variadic(func):
 
 def _rule_names_the_rest(func, star):
     """Whether `func`'s registered rule names the values its ``*star``
-    takes one by one (scipy.stats' ``norm.cdf(x, *args)``, whose row has
-    ``loc`` and ``scale``) rather than as the one tuple `star`: those are
-    passed as they are, for the rule to bind in order."""
+    takes one by one (scipy.stats' ``norm.cdf(x, *args, **kwds)``, whose
+    row has ``loc`` and ``scale``, parameters `func` takes through
+    ``**kwds``) rather than as the one tuple `star`: those are passed as
+    they are, for the rule to bind in order."""
+    try:
+        own = source.signature(func).parameters
+    except (TypeError, ValueError):
+        return False
+    if not any(p.kind is p.VAR_KEYWORD for p in own.values()):
+        return False  # np.gradient(f, *varargs, axis=...): the rest is its own
     for mode in ("reverse", "forward"):
         if REGISTRY.has(mode, func):
             try:
@@ -428,5 +435,5 @@ def _rule_names_the_rest(func, star):
                 params = inspect.signature(template).parameters
             except (TypeError, ValueError):
                 return False
-            return star not in params
+            return star not in params and any(p not in own for p in list(params)[1:])
     return False

@@ -66,12 +66,12 @@ def bind(template, callee, args, keywords, *, where):
     """
     params, defaults, _ = parse(template)
     params, defaults = params[1:], defaults[1:]
-    named, (star, spread) = _bind_to_signature(callee, args, keywords)
+    named, (star, spread, own) = _bind_to_signature(callee, args, keywords)
     if spread and star not in params:
-        # f(x, *args) called as f(x, a, b): the values in *args fill the
-        # template's next parameters in order (scipy.stats' shapes, loc,
-        # scale), as the callee reads them
-        free = [p for p in params if p not in named]
+        # f(x, *args, **kwds) called as f(x, a, b): the values in *args fill
+        # the template's next parameters that f takes through **kwds, in
+        # order (scipy.stats' shapes, loc, scale), as the callee reads them
+        free = [p for p in params if p not in named and p not in own]
         if len(spread) > len(free):
             raise UnsupportedSyntaxError(
                 f"too many arguments for the derivative of {_name(callee)}", **where)
@@ -104,10 +104,11 @@ def bind(template, callee, args, keywords, *, where):
 
 def _bind_to_signature(callee, args, keywords):
     """(``{parameter: atom}`` by the callee's signature, or None; the name
-    of its ``*args`` and the positional atoms it took one by one)."""
+    of its ``*args``, the positional atoms it took one by one when the
+    callee also takes ``**kwds``, and the callee's parameter names)."""
     signature = _signature(callee)
     if signature is None:
-        return None, (None, ())
+        return None, (None, (), ())
     starred = args[-1].value if args and isinstance(args[-1], gast.Starred) else None
     if starred is not None:
         args = args[:-1]
@@ -116,8 +117,8 @@ def _bind_to_signature(callee, args, keywords):
             if starred is not None else \
             signature.bind(*args, **{k.arg: k.value for k in keywords})
     except TypeError:
-        return None, (None, ())
-    named, spread = dict(bound.arguments), (None, ())
+        return None, (None, (), ())
+    named, spread = dict(bound.arguments), (None, (), ())
     for param in signature.parameters.values():
         if param.kind is param.VAR_KEYWORD and param.name in named:
             named.update(named.pop(param.name))
@@ -126,8 +127,8 @@ def _bind_to_signature(callee, args, keywords):
             values = named.pop(param.name, ())
             if starred is not None:
                 named[param.name] = starred
-            else:
-                spread = (param.name, tuple(values))
+            elif any(p.kind is p.VAR_KEYWORD for p in signature.parameters.values()):
+                spread = (param.name, tuple(values), tuple(signature.parameters))
     return named, spread
 
 
