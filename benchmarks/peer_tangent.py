@@ -21,7 +21,7 @@ import sys
 import numpy as np
 
 from peers import first_line
-from workloads import BY_NAME
+from workloads import EVERY_BY_NAME
 
 os.environ.setdefault("TANGENT_DISK_CACHE", "0")  # no cache files in ~/.cache
 
@@ -55,7 +55,7 @@ def main():
     rows = []
     for name, size in spec["rows"]:
         size = tuple(size) if isinstance(size, list) else size
-        rows.append(bench(tangent, BY_NAME[name], size, spec["repeats"]))
+        rows.append(bench(tangent, EVERY_BY_NAME[name], size, spec["repeats"]))
     print(json.dumps({"version": md.version("tangent-ad"), "numpy": np.__version__,
                       "rows": rows}))
 

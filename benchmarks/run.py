@@ -152,11 +152,12 @@ def main(argv=None):
                         help="3 repeats and fewer sizes")
     parser.add_argument("--repeats", type=int, help="repeats per row "
                         "(default 15, or 3 with --quick)")
-    parser.add_argument("--only", nargs="+", choices=sorted(workloads.BY_NAME),
+    parser.add_argument("--only", nargs="+", choices=sorted(workloads.EVERY_BY_NAME),
                         help="run these workloads only")
     opts = parser.parse_args(argv)
     repeats = opts.repeats or (3 if opts.quick else 15)
-    chosen = [workloads.BY_NAME[n] for n in opts.only] if opts.only else workloads.ALL
+    chosen = ([workloads.EVERY_BY_NAME[n] for n in opts.only] if opts.only
+              else workloads.EVERY)
     rows = [(m, s) for m in chosen for s in (m.QUICK_SIZES if opts.quick else m.SIZES)]
 
     print(describe_machine())
