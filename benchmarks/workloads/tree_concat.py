@@ -48,11 +48,11 @@ def _forward(W, b, leaves, lo, hi, records):
     mid = (lo + hi) // 2
     left, lrec = _forward(W, b, leaves, lo, mid, records)
     right, rrec = _forward(W, b, leaves, mid, hi, records)
-    x = np.concatenate([left, right])
+    x = np.concatenate([left, right], axis=0)
     z = W @ x + b
-    n = z.shape[0] // 2
-    c = np.tanh(z[:n])
-    s = 1.0 / (1.0 + np.exp(-z[n:]))
+    cand, gate = np.split(z, [np.shape(z)[0] // 2])  # the primal's own calls
+    c = np.tanh(cand)
+    s = 1.0 / (1.0 + np.exp(-gate))
     records.append(x)
     return c * s, (len(records) - 1, c, s, lrec, rrec)
 
