@@ -264,7 +264,7 @@ def test_a_reduction_to_one_element(reduction, shape, axis, keepdims, dtype):
 SECOND_ORDER_KEYS = (np.average, np.sign, np.std, np.var, np.power, operator.pow,
                      c_concat, r_concat, np.einsum, np.cross, np.gradient, np.select,
                      np.linalg.pinv, np.linalg.eigvalsh, np.nanmax, np.nanmin, np.nanprod,
-                     np.convolve,
+                     np.convolve, np.correlate, np.interp, np.polyval, np.trapezoid,
                      np.fft.fft, np.fft.ifft, np.fft.fft2, np.fft.ifft2, np.fft.fftn, np.fft.ifftn,
                      np.fft.rfft, np.fft.rfft2, np.fft.rfftn, np.fft.irfft, np.fft.irfft2,
                      np.fft.irfftn, np.fft.fftshift, np.fft.ifftshift,
@@ -290,3 +290,17 @@ def test_second_order_of_a_rule(spec, rule_functions):
     directions = tuple(np.full_like(a, 0.7) if isinstance(a, np.ndarray) else 0.7
                        for a in args[:len(wrt)])
     check_jvp(jf, tad.jvp(jf, wrt=wrt), (*args, *directions), wrt=wrt, **tol)
+
+
+# ---- np.interp where it is not differentiable ----------------------------------
+# At a knot the slope is that of the interval to the right (to the inside at
+# the first and last knots), JAX's convention; outside the knots it is 0.
+
+def interp_at(x):
+    return np.sum(np.interp(x, np.array([0.0, 1.0, 3.0]), np.array([0.0, 2.0, 3.0])))
+
+
+@pytest.mark.parametrize("x, slope", [(0.0, 2.0), (1.0, 0.5), (3.0, 0.5), (-1.0, 0.0), (4.0, 0.0)])
+def test_interp_at_a_knot_takes_the_slope_to_the_right(x, slope):
+    assert tad.grad(interp_at)(x) == slope
+    assert tad.jvp(interp_at)(x, 1.0)[1] == slope

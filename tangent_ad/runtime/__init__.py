@@ -29,19 +29,22 @@ bookkeeping a reader can look up here:
   np.gradient and np.select;
 * ``fft``: the adjoints of the discrete Fourier transforms; ``svd``: the
   adjoints and tangents of the singular value decomposition;
+* ``interpolation``: the adjoints of np.interp, np.polyval, np.trapezoid
+  and np.correlate;
 * ``reductions``, ``shapes``, ``linalg``: the helpers of the NumPy rules,
   one per function whose adjoint is more than a line of NumPy: ``unX``
   undoes the data movement of ``np.X``, ``grad_X`` is the adjoint of an
   operand of a product or a decomposition.
 """
 from tangent_ad.runtime import (
-    array_ops, arrays, boundary, core, fft, linalg, linalg_tangents, loops, objects, ordering,
+    array_ops, arrays, boundary, core, fft, interpolation, linalg, linalg_tangents, loops, objects, ordering,
     reductions, shapes, structures, svd, tangents)
 from tangent_ad.runtime.array_ops import *  # noqa: F401,F403
 from tangent_ad.runtime.arrays import *  # noqa: F401,F403
 from tangent_ad.runtime.boundary import *  # noqa: F401,F403
 from tangent_ad.runtime.core import *  # noqa: F401,F403
 from tangent_ad.runtime.fft import *  # noqa: F401,F403
+from tangent_ad.runtime.interpolation import *  # noqa: F401,F403
 from tangent_ad.runtime.linalg import *  # noqa: F401,F403
 from tangent_ad.runtime.linalg_tangents import *  # noqa: F401,F403
 from tangent_ad.runtime.loops import *  # noqa: F401,F403
@@ -54,5 +57,5 @@ from tangent_ad.runtime.svd import *  # noqa: F401,F403
 from tangent_ad.runtime.tangents import *  # noqa: F401,F403
 
 MODULES = (arrays, boundary, core, structures, objects, loops, ordering, reductions, shapes, linalg,
-           linalg_tangents, tangents, fft, svd, array_ops)
+           linalg_tangents, tangents, fft, svd, array_ops, interpolation)
 __all__ = [name for module in MODULES for name in module.__all__]
