@@ -10,7 +10,7 @@ import numpy as np
 from tangent_ad.registry import adjoint, nonholomorphic
 from tangent_ad.runtime import (
     grad_norm, unaverage, uncumsum, undiff, unreduce, unreduce_max, unreduce_mean,
-    unreduce_median, unreduce_var, unweights, weights_like)
+    unreduce_median, unreduce_var, unweights, unquantile, unquantile_q, weights_like)
 
 d = None  # d[x] is the adjoint of x; templates are parsed, never run
 
@@ -71,6 +71,40 @@ def mean(result, a, axis=None, keepdims=False):
 def median(result, a, axis=None, keepdims=False):
     """The middle element, or the two middle ones, gets the adjoint."""
     d[a] = unreduce_median(d[result], a, axis, keepdims)
+
+
+@adjoint(np.quantile)
+def quantile(result, a, q, axis=None, out=None, overwrite_input=False, method="linear",
+             keepdims=False):
+    """Method 'linear' only. At ties and where q falls on a sorted value
+    the order argsort gives and the interval above are taken, as JAX."""
+    d[a] = unquantile(d[result], a, q, axis, keepdims, method, 1.0, False, overwrite_input)
+    d[q] = unquantile_q(d[result], a, a, q, axis, keepdims, method, 1.0, False, overwrite_input)
+
+
+@adjoint(np.percentile)
+def percentile(result, a, q, axis=None, out=None, overwrite_input=False, method="linear",
+               keepdims=False):
+    """np.quantile of q / 100."""
+    d[a] = unquantile(d[result], a, q, axis, keepdims, method, 100.0, False, overwrite_input)
+    d[q] = unquantile_q(d[result], a, a, q, axis, keepdims, method, 100.0, False,
+                        overwrite_input)
+
+
+@adjoint(np.nanquantile)
+def nanquantile(result, a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                keepdims=False):
+    """np.quantile of the elements that are not NaN (they get a zero adjoint)."""
+    d[a] = unquantile(d[result], a, q, axis, keepdims, method, 1.0, True, overwrite_input)
+    d[q] = unquantile_q(d[result], a, a, q, axis, keepdims, method, 1.0, True, overwrite_input)
+
+
+@adjoint(np.nanpercentile)
+def nanpercentile(result, a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                  keepdims=False):
+    d[a] = unquantile(d[result], a, q, axis, keepdims, method, 100.0, True, overwrite_input)
+    d[q] = unquantile_q(d[result], a, a, q, axis, keepdims, method, 100.0, True,
+                        overwrite_input)
 
 
 @adjoint(np.nanmean)

@@ -11,8 +11,8 @@ import numpy as np
 
 from tangent_ad.registry import tangent
 from tangent_ad.runtime import (
-    grad_norm, jvp_mean, unreduce, unreduce_max, unreduce_median, unreduce_var,
-    weights_like)
+    grad_norm, jvp_mean, quantile_of, quantile_step, unquantile, unquantile_q, unquantile_step,
+    unreduce, unreduce_max, unreduce_median, unreduce_var, weights_like)
 
 d = None  # d[x] is the tangent of x; templates are parsed, never run
 
@@ -75,6 +75,37 @@ def median(result, a, axis=None, keepdims=False):
     d[result] = np.sum(share * d[a], axis, keepdims=keepdims)
 
 
+@tangent(np.quantile)
+def quantile(result, a, q, axis=None, out=None, overwrite_input=False, method="linear",
+             keepdims=False):
+    """Method 'linear' only; at ties, the order argsort gives (JAX's)."""
+    d[result] = quantile_of(d[a], a, q, axis, keepdims, method, 1.0, False, overwrite_input) + \
+        quantile_step(a, a, q, d[q], axis, keepdims, method, 1.0, False, overwrite_input)
+
+
+@tangent(np.percentile)
+def percentile(result, a, q, axis=None, out=None, overwrite_input=False, method="linear",
+               keepdims=False):
+    d[result] = quantile_of(d[a], a, q, axis, keepdims, method, 100.0, False,
+                            overwrite_input) + \
+        quantile_step(a, a, q, d[q], axis, keepdims, method, 100.0, False, overwrite_input)
+
+
+@tangent(np.nanquantile)
+def nanquantile(result, a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                keepdims=False):
+    d[result] = quantile_of(d[a], a, q, axis, keepdims, method, 1.0, True, overwrite_input) + \
+        quantile_step(a, a, q, d[q], axis, keepdims, method, 1.0, True, overwrite_input)
+
+
+@tangent(np.nanpercentile)
+def nanpercentile(result, a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                  keepdims=False):
+    d[result] = quantile_of(d[a], a, q, axis, keepdims, method, 100.0, True,
+                            overwrite_input) + \
+        quantile_step(a, a, q, d[q], axis, keepdims, method, 100.0, True, overwrite_input)
+
+
 @tangent(np.nanmean)
 def nanmean(result, a, axis=None, keepdims=False):
     """NaN elements do not count."""
@@ -126,3 +157,44 @@ def var(result, a, axis=None, ddof=0, keepdims=False):
     """Real for complex entries, whose slope unreduce_var conjugates."""
     slope = unreduce_var(np.ones_like(result), a, axis, ddof, keepdims)
     d[result] = np.real(np.sum(slope * d[a], axis, keepdims=keepdims))
+
+
+# ---- the quantiles' helpers: linear in what they move -------------------------
+# (gamma, the place of q between two sorted values, is linear in q)
+
+@tangent(quantile_of)
+def quantile_of_rule(result, t, a, q, axis=None, keepdims=False, method="linear", per=1.0,
+                     nan=False, overwrite_input=False):
+    d[result] = quantile_of(d[t], a, q, axis, keepdims, method, per, nan, overwrite_input) + \
+        quantile_step(t, a, q, d[q], axis, keepdims, method, per, nan, overwrite_input)
+
+
+@tangent(quantile_step)
+def quantile_step_rule(result, t, a, q, dq, axis=None, keepdims=False, method="linear",
+                       per=1.0, nan=False, overwrite_input=False):
+    d[result] = quantile_step(d[t], a, q, dq, axis, keepdims, method, per, nan,
+                              overwrite_input) + \
+        quantile_step(t, a, q, d[dq], axis, keepdims, method, per, nan, overwrite_input)
+
+
+@tangent(unquantile)
+def unquantile_rule(result, g, a, q, axis=None, keepdims=False, method="linear", per=1.0,
+                    nan=False, overwrite_input=False):
+    d[result] = unquantile(d[g], a, q, axis, keepdims, method, per, nan, overwrite_input) + \
+        unquantile_step(g, a, q, d[q], axis, keepdims, method, per, nan, overwrite_input)
+
+
+@tangent(unquantile_step)
+def unquantile_step_rule(result, g, a, q, dq, axis=None, keepdims=False, method="linear",
+                         per=1.0, nan=False, overwrite_input=False):
+    d[result] = unquantile_step(d[g], a, q, dq, axis, keepdims, method, per, nan,
+                                overwrite_input) + \
+        unquantile_step(g, a, q, d[dq], axis, keepdims, method, per, nan, overwrite_input)
+
+
+@tangent(unquantile_q)
+def unquantile_q_rule(result, g, t, a, q, axis=None, keepdims=False, method="linear", per=1.0,
+                      nan=False, overwrite_input=False):
+    d[result] = unquantile_q(d[g], t, a, q, axis, keepdims, method, per, nan,
+                             overwrite_input) + \
+        unquantile_q(g, d[t], a, q, axis, keepdims, method, per, nan, overwrite_input)

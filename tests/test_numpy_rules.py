@@ -265,6 +265,7 @@ SECOND_ORDER_KEYS = (np.average, np.sign, np.std, np.var, np.power, operator.pow
                      c_concat, r_concat, np.einsum, np.cross, np.gradient, np.select,
                      np.linalg.pinv, np.linalg.eigvalsh, np.nanmax, np.nanmin, np.nanprod,
                      np.convolve, np.correlate, np.interp, np.polyval, np.trapezoid,
+                     np.quantile, np.percentile, np.nanquantile, np.nanpercentile,
                      np.fft.fft, np.fft.ifft, np.fft.fft2, np.fft.ifft2, np.fft.fftn, np.fft.ifftn,
                      np.fft.rfft, np.fft.rfft2, np.fft.rfftn, np.fft.irfft, np.fft.irfft2,
                      np.fft.irfftn, np.fft.fftshift, np.fft.ifftshift,
@@ -304,3 +305,20 @@ def interp_at(x):
 def test_interp_at_a_knot_takes_the_slope_to_the_right(x, slope):
     assert tad.grad(interp_at)(x) == slope
     assert tad.jvp(interp_at)(x, 1.0)[1] == slope
+
+
+@pytest.mark.parametrize("method", ["nearest", "lower", "midpoint", "weibull"])
+def test_a_quantile_by_another_method_is_refused(method):
+    def f(x):
+        return np.quantile(x, 0.3, method=method)
+    with pytest.raises(tad.TangentADError, match="method='linear' only"):
+        tad.grad(f)(np.arange(5.0))
+    with pytest.raises(tad.TangentADError, match="method='linear' only"):
+        tad.jvp(f)(np.arange(5.0), np.ones(5))
+
+
+def test_a_quantile_that_overwrites_its_input_is_refused():
+    def f(x):
+        return np.percentile(x, 30.0, overwrite_input=True)
+    with pytest.raises(tad.TangentADError, match="overwrite_input"):
+        tad.grad(f)(np.array([3.0, 1.0, 2.0]))

@@ -31,6 +31,8 @@ bookkeeping a reader can look up here:
   adjoints and tangents of the singular value decomposition;
 * ``interpolation``: the adjoints of np.interp, np.polyval, np.trapezoid
   and np.correlate;
+* ``quantiles``: the adjoints of np.quantile and np.percentile (and the
+  nan* forms), method 'linear';
 * ``reductions``, ``shapes``, ``linalg``: the helpers of the NumPy rules,
   one per function whose adjoint is more than a line of NumPy: ``unX``
   undoes the data movement of ``np.X``, ``grad_X`` is the adjoint of an
@@ -38,7 +40,7 @@ bookkeeping a reader can look up here:
 """
 from tangent_ad.runtime import (
     array_ops, arrays, boundary, core, fft, interpolation, linalg, linalg_tangents, loops, objects, ordering,
-    reductions, shapes, structures, svd, tangents)
+    quantiles, reductions, shapes, structures, svd, tangents)
 from tangent_ad.runtime.array_ops import *  # noqa: F401,F403
 from tangent_ad.runtime.arrays import *  # noqa: F401,F403
 from tangent_ad.runtime.boundary import *  # noqa: F401,F403
@@ -50,6 +52,7 @@ from tangent_ad.runtime.linalg_tangents import *  # noqa: F401,F403
 from tangent_ad.runtime.loops import *  # noqa: F401,F403
 from tangent_ad.runtime.objects import *  # noqa: F401,F403
 from tangent_ad.runtime.ordering import *  # noqa: F401,F403
+from tangent_ad.runtime.quantiles import *  # noqa: F401,F403
 from tangent_ad.runtime.reductions import *  # noqa: F401,F403
 from tangent_ad.runtime.shapes import *  # noqa: F401,F403
 from tangent_ad.runtime.structures import *  # noqa: F401,F403
@@ -57,5 +60,5 @@ from tangent_ad.runtime.svd import *  # noqa: F401,F403
 from tangent_ad.runtime.tangents import *  # noqa: F401,F403
 
 MODULES = (arrays, boundary, core, structures, objects, loops, ordering, reductions, shapes, linalg,
-           linalg_tangents, tangents, fft, svd, array_ops, interpolation)
+           linalg_tangents, tangents, fft, svd, array_ops, interpolation, quantiles)
 __all__ = [name for module in MODULES for name in module.__all__]
