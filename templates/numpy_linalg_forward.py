@@ -9,7 +9,9 @@ the matrix identities, e.g. ``d inv(a) = -inv(a) @ da @ inv(a)`` and
 import numpy as np
 
 from tangent_ad.registry import tangent
-from tangent_ad.runtime import grad_svd, jvp_grad_svd, jvp_jvp_svd, jvp_svd, matrix_transpose, real_matrix
+from tangent_ad.runtime import (
+    grad_svd, inverse_gaps, jvp_grad_svd, jvp_jvp_svd, jvp_svd, matched_eigenvectors,
+    matrix_transpose, real_matrix, residual_weights, residuals_like)
 from tangent_ad.runtime.tangents import jvp_cholesky, jvp_eigh, jvp_einsum
 
 d = None  # d[x] is the tangent of x; templates are parsed, never run
@@ -75,6 +77,25 @@ def det(result, a):
     d[result] = result * np.trace(np.linalg.solve(a, d[a]), axis1=-2, axis2=-1)
 
 
+@tangent(np.linalg.eig)
+def eig(result, a):
+    """Needs distinct eigenvalues. With K = V^-1 dA V: dw = diag(K) and
+    dV = V (F * K), less the part along each vector that would change its
+    norm (NumPy's are unit vectors); their phase is left alone."""
+    v = result[1]
+    k = np.linalg.solve(v, d[a] @ v)
+    dv = v @ (inverse_gaps(result[0]) * k)
+    d[result] = (np.diagonal(k, 0, -2, -1),
+                 dv - v * np.expand_dims(np.real(np.sum(np.conj(v) * dv, -2)), -2))
+
+
+@tangent(np.linalg.eigvals)
+def eigvals(result, a):
+    """Needs distinct eigenvalues: diag(V^-1 dA V)."""
+    v = matched_eigenvectors(a, result)
+    d[result] = np.diagonal(np.linalg.solve(v, d[a] @ v), 0, -2, -1)
+
+
 @tangent(np.linalg.eigh)
 def eigh(result, a, UPLO="L"):
     """Needs distinct eigenvalues."""
@@ -93,6 +114,19 @@ def eigvalsh(result, a, UPLO="L"):
         UPLO == "U", np.triu(d[a]) + matrix_transpose(np.triu(d[a], 1)),
         np.tril(d[a]) + matrix_transpose(np.tril(d[a], -1))) @ np.linalg.eigh(a, UPLO)[1]),
         axis=-2)
+
+
+@tangent(np.linalg.lstsq)
+def lstsq(result, a, b, rcond=None):
+    """Real a of full rank: x = pinv(a) b, with the tangent of pinv."""
+    p = np.linalg.pinv(real_matrix(a, "np.linalg.lstsq"))
+    dat = matrix_transpose(d[a])
+    dp = -p @ d[a] @ p + (p @ matrix_transpose(p)) @ (dat - dat @ (a @ p)) + \
+        (dat - (p @ a) @ dat) @ (matrix_transpose(p) @ p)
+    r = b - a @ result[0]
+    d[result] = (dp @ b + p @ d[b],
+                 residuals_like(2.0 * np.sum(r * (d[b] - d[a] @ result[0]), 0), result[1]),
+                 np.zeros_like(result[2]), jvp_svd(d[a], result[3], a, True, False))
 
 
 @tangent(np.linalg.pinv)
@@ -123,6 +157,30 @@ def svd(result, a, full_matrices=True, compute_uv=True, hermitian=False):
 
 
 # ---- the adjoints of the reverse rules --------------------------------------
+
+@tangent(inverse_gaps)
+def inverse_gaps_rule(result, w):
+    """F_ij = 1 / (w_j - w_i): dF_ij = (dw_i - dw_j) F_ij^2."""
+    d[result] = (np.expand_dims(d[w], -1) - np.expand_dims(d[w], -2)) * result * result
+
+
+@tangent(matched_eigenvectors)
+def matched_eigenvectors_rule(result, a, w):
+    """eig's tangent of the vectors (the order does not matter to it)."""
+    k = np.linalg.solve(result, d[a] @ result)
+    dv = result @ (inverse_gaps(w) * k)
+    d[result] = dv - result * np.expand_dims(np.real(np.sum(np.conj(result) * dv, -2)), -2)
+
+
+@tangent(residual_weights)
+def residual_weights_rule(result, g, b):
+    d[result] = residual_weights(d[g], b)
+
+
+@tangent(residuals_like)
+def residuals_like_rule(result, t, residuals):
+    d[result] = residuals_like(d[t], residuals)
+
 
 @tangent(grad_svd)
 def grad_svd_rule(result, g, usv, a, full_matrices=True, compute_uv=True):

@@ -616,6 +616,19 @@ SPECS = [
          "np.linalg.cholesky(x @ np.swapaxes(x, -1, -2) + 3.0 * np.eye(3))", x=(2, 3, 3)),
     Spec(np.linalg.det, "np.linalg.det(x)", x=(3, 3)),
     Spec(np.linalg.det, "np.linalg.det(x + 3.0 * np.eye(3))", x=(2, 3, 3)),
+    # eig reads the whole matrix; its vectors' phase is LAPACK's, so only
+    # phase-free functions of them (np.abs) are checked
+    Spec(np.linalg.eig, "np.abs(np.linalg.eig(x)[0])", x=(3, 3)),
+    Spec(np.linalg.eig, "np.abs(np.linalg.eig(x)[1])", x=(3, 3)),
+    Spec(np.linalg.eig, "np.real(np.linalg.eig(x + 1j * y)[0] * (1 - 2j))", x=(2, 3, 3), y=(3, 3)),
+    Spec(np.linalg.eig, "np.abs(np.linalg.eig(x * (1 + 1j) - y)[1]) ** 2", x=(3, 3), y=(3, 3)),
+    Spec(np.linalg.eigvals, "np.abs(np.linalg.eigvals(x))", x=(4, 4)),
+    Spec(np.linalg.eigvals, "np.imag(np.linalg.eigvals(x + 2j * y))", x=(2, 3, 3), y=(3, 3)),
+    Spec(np.linalg.lstsq, "np.linalg.lstsq(x, y)[0]", x=(5, 3), y=(5,)),
+    Spec(np.linalg.lstsq, "np.linalg.lstsq(x, y, rcond=None)[0]", x=(4, 2), y=(4, 3)),
+    Spec(np.linalg.lstsq, "np.linalg.lstsq(x, y)[0]", x=(2, 4), y=(2,)),
+    Spec(np.linalg.lstsq, "np.linalg.lstsq(x, y)[1]", x=(5, 3), y=(5, 2)),
+    Spec(np.linalg.lstsq, "np.linalg.lstsq(x, y)[3] + np.linalg.lstsq(x, y)[1]", x=(4, 2), y=(4,)),
     Spec(np.linalg.eigh, "np.linalg.eigh(x + x.T)[0]", x=(3, 3)),
     Spec(np.linalg.eigh, "np.linalg.eigh(x + x.T)[1] ** 2", x=(3, 3)),
     # not symmetric: eigh, eigvalsh and cholesky read one triangle, and the

@@ -31,6 +31,8 @@ bookkeeping a reader can look up here:
   adjoints and tangents of the singular value decomposition;
 * ``interpolation``: the adjoints of np.interp, np.polyval, np.trapezoid
   and np.correlate;
+* ``linalg_general``: pieces of the rules of np.linalg.eig, eigvals and
+  lstsq;
 * ``quantiles``: the adjoints of np.quantile and np.percentile (and the
   nan* forms), method 'linear';
 * ``reductions``, ``shapes``, ``linalg``: the helpers of the NumPy rules,
@@ -39,7 +41,7 @@ bookkeeping a reader can look up here:
   operand of a product or a decomposition.
 """
 from tangent_ad.runtime import (
-    array_ops, arrays, boundary, core, fft, interpolation, linalg, linalg_tangents, loops, objects, ordering,
+    array_ops, arrays, boundary, core, fft, interpolation, linalg, linalg_general, linalg_tangents, loops, objects, ordering,
     quantiles, reductions, shapes, structures, svd, tangents)
 from tangent_ad.runtime.array_ops import *  # noqa: F401,F403
 from tangent_ad.runtime.arrays import *  # noqa: F401,F403
@@ -48,6 +50,7 @@ from tangent_ad.runtime.core import *  # noqa: F401,F403
 from tangent_ad.runtime.fft import *  # noqa: F401,F403
 from tangent_ad.runtime.interpolation import *  # noqa: F401,F403
 from tangent_ad.runtime.linalg import *  # noqa: F401,F403
+from tangent_ad.runtime.linalg_general import *  # noqa: F401,F403
 from tangent_ad.runtime.linalg_tangents import *  # noqa: F401,F403
 from tangent_ad.runtime.loops import *  # noqa: F401,F403
 from tangent_ad.runtime.objects import *  # noqa: F401,F403
@@ -60,5 +63,6 @@ from tangent_ad.runtime.svd import *  # noqa: F401,F403
 from tangent_ad.runtime.tangents import *  # noqa: F401,F403
 
 MODULES = (arrays, boundary, core, structures, objects, loops, ordering, reductions, shapes, linalg,
-           linalg_tangents, tangents, fft, svd, array_ops, interpolation, quantiles)
+           linalg_tangents, tangents, fft, svd, array_ops, interpolation, quantiles,
+           linalg_general)
 __all__ = [name for module in MODULES for name in module.__all__]
