@@ -21,6 +21,14 @@ def bessel_in_order(v, x):
     return np.sum(special.jv(v, x))
 
 
+def betainc_in_a(a, x):
+    return np.sum(special.betainc(a, 2.0, x))
+
+
+def betainc_in_b(b, x):
+    return np.sum(special.betainc(2.0, b, x))
+
+
 def norm_by_position(x, m):
     return np.sum(stats.norm.logpdf(x, m))
 
@@ -32,6 +40,14 @@ def test_an_argument_without_a_closed_form_is_refused(f, make):
         make(f, wrt=(0,))
     assert "with respect to its argument 'x1'" in str(info.value)
     assert info.value.lineno is not None
+
+
+@pytest.mark.parametrize("make", [tad.grad, tad.jvp], ids=["grad", "jvp"])
+@pytest.mark.parametrize("f, param", [(betainc_in_a, "x1"), (betainc_in_b, "x2")])
+def test_betainc_is_refused_in_its_shape_parameters(f, param, make):
+    with pytest.raises(NoDerivativeError) as info:
+        make(f, wrt=(0,))
+    assert f"with respect to its argument '{param}'" in str(info.value)
 
 
 def test_the_other_argument_is_differentiated():
