@@ -138,6 +138,24 @@ else:
         Spec(la.block_diag, "scipy.linalg.block_diag(x, s, y) * 2.0", x=(2, 3), s=None, y=(1, 2)),
         Spec(la.solve_sylvester, "scipy.linalg.solve_sylvester(x + 3.0 * np.eye(3), "
              "y + 3.0 * np.eye(2), q)", x=(3, 3), y=(2, 2), q=(3, 2)),
+        # factor pairs: (lu, piv) and (c, lower)
+        Spec(la.lu_factor, "scipy.linalg.lu_factor(x + 3.0 * np.eye(3))[0]", x=(3, 3)),
+        Spec(la.lu_factor, "scipy.linalg.lu_factor(x)[0]", x=(4, 4)),
+        Spec(la.lu_solve, "scipy.linalg.lu_solve(scipy.linalg.lu_factor(x + 3.0 * np.eye(3)), y)",
+             x=(3, 3), y=(3,)),
+        Spec(la.lu_solve, "scipy.linalg.lu_solve(scipy.linalg.lu_factor(x), y, trans=1)",
+             x=(3, 3), y=(3, 2)),
+        Spec(la.lu_solve, "scipy.linalg.lu_solve((np.triu(x) + 3.0 * np.eye(3), "
+             "np.array([2, 1, 2])), y)", x=(3, 3), y=(3, 2)),
+        Spec(la.cho_factor, f"scipy.linalg.cho_factor({SPD})[0]", x=(3, 4)),
+        Spec(la.cho_factor, f"scipy.linalg.cho_factor({SPD} + y, lower=True)[0]", x=(3, 2),
+             y=(3, 3)),
+        Spec(la.cho_solve, f"scipy.linalg.cho_solve(scipy.linalg.cho_factor({SPD}), y)",
+             x=(3, 2), y=(3,)),
+        Spec(la.cho_solve, f"scipy.linalg.cho_solve(scipy.linalg.cho_factor({SPD} + z, True), y)",
+             x=(3, 3), z=(3, 3), y=(3, 2)),
+        Spec(la.cho_solve, "scipy.linalg.cho_solve((np.tril(x) + 3.0 * np.eye(3), True), y)",
+             x=(3, 3), y=(3, 2)),
     ]
     # scipy.linalg.cholesky's tangent is jvp_cholesky, NumPy's, which has no
     # forward rule yet (forward over forward of np.linalg is issue 14's other part)

@@ -29,6 +29,7 @@ bookkeeping a reader can look up here:
   np.gradient and np.select;
 * ``fft``: the adjoints of the discrete Fourier transforms; ``svd``: the
   adjoints and tangents of the singular value decomposition;
+* ``factorizations``: the row permutation of scipy.linalg.lu_factor;
 * ``interpolation``: the adjoints of np.interp, np.polyval, np.trapezoid
   and np.correlate;
 * ``linalg_general``: pieces of the rules of np.linalg.eig, eigvals and
@@ -41,12 +42,13 @@ bookkeeping a reader can look up here:
   operand of a product or a decomposition.
 """
 from tangent_ad.runtime import (
-    array_ops, arrays, boundary, core, fft, interpolation, linalg, linalg_general, linalg_tangents, loops, objects, ordering,
+    array_ops, arrays, boundary, core, factorizations, fft, interpolation, linalg, linalg_general, linalg_tangents, loops, objects, ordering,
     quantiles, reductions, shapes, structures, svd, tangents)
 from tangent_ad.runtime.array_ops import *  # noqa: F401,F403
 from tangent_ad.runtime.arrays import *  # noqa: F401,F403
 from tangent_ad.runtime.boundary import *  # noqa: F401,F403
 from tangent_ad.runtime.core import *  # noqa: F401,F403
+from tangent_ad.runtime.factorizations import *  # noqa: F401,F403
 from tangent_ad.runtime.fft import *  # noqa: F401,F403
 from tangent_ad.runtime.interpolation import *  # noqa: F401,F403
 from tangent_ad.runtime.linalg import *  # noqa: F401,F403
@@ -64,5 +66,5 @@ from tangent_ad.runtime.tangents import *  # noqa: F401,F403
 
 MODULES = (arrays, boundary, core, structures, objects, loops, ordering, reductions, shapes, linalg,
            linalg_tangents, tangents, fft, svd, array_ops, interpolation, quantiles,
-           linalg_general)
+           linalg_general, factorizations)
 __all__ = [name for module in MODULES for name in module.__all__]
