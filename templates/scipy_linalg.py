@@ -17,7 +17,7 @@ try:
     from scipy import linalg
 
     from tangent_ad.runtime import (
-        grad_cholesky, matrix_transpose, permute_rows, real_matrix, unblock_diag, unpermute_rows,
+        band_outer, banded_transposed, grad_cholesky, matrix_transpose, permute_rows, real_matrix, unblock_diag, unpermute_rows,
         untriangle)
 except ImportError:  # no SciPy: no rules, and nothing else changes
     linalg = None
@@ -127,5 +127,15 @@ if linalg is not None:
         factor = np.where(c_and_lower[1], np.tril(c_and_lower[0]), np.triu(c_and_lower[0]))
         d[c_and_lower] = (np.where(c_and_lower[1], np.tril(sym @ factor),
                                    np.triu(factor @ sym)), None)
+
+    @adjoint(linalg.solve_banded)
+    def solve_banded(result, l_and_u, ab, b, overwrite_ab=False, overwrite_b=False,
+                     check_finite=True):
+        """a is stored as a[i, j] = ab[u + i - j, j]: the adjoint of b is a
+        banded solve with a^T, that of ab the band of -gb x^T."""
+        gb = linalg.solve_banded((l_and_u[1], l_and_u[0]), banded_transposed(l_and_u, ab),
+                                 d[result])
+        d[b] = gb
+        d[ab] = -band_outer(l_and_u, gb, result, ab)
 
     structured(linalg.lu_factor, linalg.lu_solve, linalg.cho_factor, linalg.cho_solve)

@@ -6,7 +6,9 @@ try:
     import numpy as np
     from scipy import linalg
 
-    from tangent_ad.runtime import matrix_transpose, permute_rows, real_matrix, unpermute_rows
+    from tangent_ad.runtime import (
+        band_outer, banded_matmul, banded_transposed, matrix_transpose, permute_rows, real_matrix,
+        unpermute_rows)
     from tangent_ad.runtime.tangents import jvp_cholesky
 except ImportError:  # no SciPy: no rules, and nothing else changes
     linalg = None
@@ -97,3 +99,20 @@ if linalg is not None:
     @tangent(unpermute_rows)
     def unpermute_rows_rule(result, piv, m):
         d[result] = unpermute_rows(piv, d[m])
+
+    @tangent(linalg.solve_banded)
+    def solve_banded(result, l_and_u, ab, b, overwrite_ab=False, overwrite_b=False,
+                     check_finite=True):
+        d[result] = linalg.solve_banded(l_and_u, ab, d[b] - banded_matmul(l_and_u, d[ab], result))
+
+    @tangent(banded_transposed)
+    def banded_transposed_rule(result, l_and_u, ab):
+        d[result] = banded_transposed(l_and_u, d[ab])
+
+    @tangent(banded_matmul)
+    def banded_matmul_rule(result, l_and_u, ab, x):
+        d[result] = banded_matmul(l_and_u, d[ab], x) + banded_matmul(l_and_u, ab, d[x])
+
+    @tangent(band_outer)
+    def band_outer_rule(result, l_and_u, g, x, ab):
+        d[result] = band_outer(l_and_u, d[g], x, ab) + band_outer(l_and_u, g, d[x], ab)

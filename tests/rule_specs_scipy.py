@@ -156,6 +156,13 @@ else:
              x=(3, 3), z=(3, 3), y=(3, 2)),
         Spec(la.cho_solve, "scipy.linalg.cho_solve((np.tril(x) + 3.0 * np.eye(3), True), y)",
              x=(3, 3), y=(3, 2)),
+        # banded storage, a[i, j] = ab[u + i - j, j]; a dominant diagonal inside
+        Spec(la.solve_banded, "scipy.linalg.solve_banded((1, 1), x + np.array([[0.0], [4.0], "
+             "[0.0]]), y)", x=(3, 4), y=(4,)),
+        Spec(la.solve_banded, "scipy.linalg.solve_banded((2, 0), x + np.array([[4.0], [0.0], "
+             "[0.0]]), y)", x=(3, 5), y=(5, 2)),
+        Spec(la.solve_banded, "scipy.linalg.solve_banded((0, 1), x + 4.0 * np.array([0.0, 1.0])"
+             "[:, None], y)", x=(2, 3), y=(3, 2)),
     ]
     # scipy.linalg.cholesky's tangent is jvp_cholesky, NumPy's, which has no
     # forward rule yet (forward over forward of np.linalg is issue 14's other part)

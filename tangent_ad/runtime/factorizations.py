@@ -1,13 +1,16 @@
-"""Runtime helpers of the rules of SciPy's factor pairs
-(templates/scipy_linalg.py): ``lu_factor`` returns ``(lu, piv)`` with
-``a = P L U``, where LAPACK's pivots `piv` say that row i was swapped with
-row piv[i], in turn. The rules need P and P^T applied to a matrix; both
-are linear in it, with forward rules of their own, so the rules (written
-with triangular solves, which have rules) have second derivatives.
+"""Runtime helpers of the rules of SciPy's factor pairs and banded
+solves (templates/scipy_linalg.py): ``lu_factor`` returns ``(lu, piv)``
+with ``a = P L U``, where LAPACK's pivots `piv` say that row i was swapped
+with row piv[i], in turn; the rules need P and P^T applied to a matrix.
+``solve_banded((l, u), ab, b)`` stores ``a[i, j]`` at ``ab[u + i - j, j]``;
+its rules need the transpose in that storage, the product with a matrix
+and the band of an outer product, each computed diagonal by diagonal.
+All are linear (or bilinear) in the arrays they move, with forward rules
+of their own, so the rules have second derivatives.
 """
 import numpy as np
 
-__all__ = ["permute_rows", "unpermute_rows"]
+__all__ = ["permute_rows", "unpermute_rows", "banded_transposed", "banded_matmul", "band_outer"]
 
 
 def _permutation(piv):
@@ -44,3 +47,65 @@ def permute_rows(piv, m):
     """
     perm = np.argsort(_permutation(piv), axis=-1)
     return np.take_along_axis(m, np.expand_dims(perm, -1), -2)
+
+
+# ---- banded storage ------------------------------------------------------------
+
+def _diagonals(l_and_u, n):
+    """(row of ab, offset i - j, first j, end j) for each stored diagonal."""
+    lower, upper = (int(k) for k in l_and_u)
+    for r in range(lower + upper + 1):
+        off = r - upper
+        yield r, off, max(0, -off), min(n, n - off)
+
+
+def banded_transposed(l_and_u, ab):
+    """The banded storage of a^T (with (u, l) diagonals) from that of a;
+    the entries ab does not use are zero.
+
+    >>> banded_transposed((1, 0), np.array([[1.0, 2.0], [3.0, 0.0]]))
+    array([[0., 3.],
+           [1., 2.]])
+    """
+    lower, upper = (int(k) for k in l_and_u)
+    n = np.shape(ab)[-1]
+    out = np.zeros(np.shape(ab), dtype=np.result_type(ab, np.float64))
+    for r in range(lower + upper + 1):
+        shift = r - lower
+        j0, j1 = max(0, -shift), min(n, n - shift)
+        if j1 > j0:
+            out[r, j0:j1] = ab[lower + upper - r, j0 + shift:j1 + shift]
+    return out
+
+
+def banded_matmul(l_and_u, ab, x):
+    """``a @ x`` for the banded storage `ab` of a (x a vector or a matrix).
+
+    >>> banded_matmul((1, 0), np.array([[1.0, 2.0], [3.0, 0.0]]), np.array([1.0, 1.0]))
+    array([1., 5.])
+    """
+    n = np.shape(ab)[-1]
+    x2 = np.reshape(x, (n, -1))
+    out = np.zeros(np.shape(x2), dtype=np.result_type(ab, x2))
+    for r, off, j0, j1 in _diagonals(l_and_u, n):
+        if j1 > j0:
+            out[j0 + off:j1 + off] += ab[r, j0:j1, None] * x2[j0:j1]
+    return np.reshape(out, np.shape(x))
+
+
+def band_outer(l_and_u, g, x, ab):
+    """The band of ``g @ x^T`` in the banded storage of `ab` (g and x
+    vectors or matrices of n rows): ``out[u + i - j, j] = sum_k g[i, k]
+    x[j, k]``, zero where ab holds no entry of a.
+
+    >>> band_outer((1, 0), np.array([1.0, 2.0]), np.array([3.0, 4.0]), np.zeros((2, 2)))
+    array([[3., 8.],
+           [6., 0.]])
+    """
+    n = np.shape(ab)[-1]
+    g2, x2 = np.reshape(g, (n, -1)), np.reshape(x, (n, -1))
+    out = np.zeros(np.shape(ab), dtype=np.result_type(g2, x2))
+    for r, off, j0, j1 in _diagonals(l_and_u, n):
+        if j1 > j0:
+            out[r, j0:j1] = np.sum(g2[j0 + off:j1 + off] * x2[j0:j1], axis=-1)
+    return out
