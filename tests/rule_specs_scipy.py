@@ -10,6 +10,7 @@ from rule_specs import POSITIVE, Spec, binary, unary
 
 try:
     import scipy.linalg
+    import scipy.signal
     import scipy.special
     import scipy.stats
 except ImportError:  # SciPy is optional
@@ -163,6 +164,21 @@ else:
              "[0.0]]), y)", x=(3, 5), y=(5, 2)),
         Spec(la.solve_banded, "scipy.linalg.solve_banded((0, 1), x + 4.0 * np.array([0.0, 1.0])"
              "[:, None], y)", x=(2, 3), y=(3, 2)),
+        # ---- scipy.signal: N-d convolutions ---------------------------------------
+        Spec(scipy.signal.convolve, "scipy.signal.convolve(x, y)", x=(5,), y=(3,)),
+        Spec(scipy.signal.convolve, "scipy.signal.convolve(x, y, 'same')", x=(3, 4), y=(2, 3)),
+        Spec(scipy.signal.convolve, "scipy.signal.convolve(x, y, mode='valid')", x=(2, 3), y=(4, 5)),
+        Spec(scipy.signal.convolve, "scipy.signal.convolve(x, y, 'same', 'fft')", x=(2, 2), y=(3, 4)),
+        Spec(scipy.signal.convolve, "scipy.signal.convolve(x, y, 'full', method='direct')",
+             x=(2, 3, 2), y=(2, 2, 2)),
+        Spec(scipy.signal.convolve, "np.real(scipy.signal.convolve(x * (1 + 2j), y, 'valid'))",
+             x=(4, 3), y=(2, 2)),
+        Spec(scipy.signal.correlate, "scipy.signal.correlate(x, y)", x=(5,), y=(3,)),
+        Spec(scipy.signal.correlate, "scipy.signal.correlate(x, y, 'same')", x=(3, 4), y=(2, 3)),
+        Spec(scipy.signal.correlate, "scipy.signal.correlate(x, y, 'valid')", x=(2, 3), y=(4, 5)),
+        Spec(scipy.signal.correlate, "scipy.signal.correlate(x, y, mode='same')", x=(3,), y=(5,)),
+        Spec(scipy.signal.correlate, "np.imag(scipy.signal.correlate(x * (1 - 1j), y * (2 + 1j),"
+             " 'full'))", x=(3, 2), y=(2, 2)),
     ]
     # scipy.linalg.cholesky's tangent is jvp_cholesky, NumPy's, which has no
     # forward rule yet (forward over forward of np.linalg is issue 14's other part)
