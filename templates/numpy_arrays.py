@@ -38,7 +38,7 @@ def convolve(result, a, v, mode="full"):
 
 @adjoint(np.correlate)
 def correlate(result, a, v, mode="valid"):
-    """The convolution of a with conj(v[::-1]): conjugate-linear in v."""
+    """np.convolve(a, conj(v[::-1])): conjugate-linear in v."""
     d[a] = np.convolve(correlation_full(d[result], a, v, mode), np.conj(v), "valid")
     d[v] = np.conj(np.flip(np.convolve(correlation_full(d[result], a, v, mode), np.flip(a),
                                        "valid")))
@@ -49,9 +49,12 @@ nonholomorphic(np.correlate)
 
 @adjoint(np.interp)
 def interp(result, x, xp, fp, left=None, right=None, period=None):
-    """Not differentiable at the knots: there the slope is that of the
-    interval to the right (inside at the ends), as in JAX; 0 outside
-    [xp[0], xp[-1]], where the value is left or right. No period."""
+    """At a knot, the slope to its right (JAX's); 0 outside the knots; no period.
+
+    NumPy's interp is not differentiable at the knots: there the slope is
+    that of the interval to the right (the inner one at the first and last
+    knots), as JAX's; outside [xp[0], xp[-1]], where the value is left or
+    right, it is 0."""
     d[x] = d[result] * interp_slope(x, xp, fp, period)
     d[xp] = uninterp(-d[result] * interp_slope(x, xp, fp, period), x, xp, 0.0, 0.0, period)
     d[fp] = uninterp(d[result], x, xp, left, right, period)
@@ -61,12 +64,14 @@ def interp(result, x, xp, fp, left=None, right=None, period=None):
 
 @adjoint(np.polyval)
 def polyval(result, p, x):
+    """Linear in p; in x, the derivative polynomial."""
     d[p] = unpolyval(d[result], p, x)
     d[x] = unbroadcast(d[result] * np.polyval(polyder_coefficients(p), x), x)
 
 
 @adjoint(np.trapezoid)
 def trapezoid(result, y, x=None, dx=1.0, axis=-1):
+    """Bilinear in y and the spacing (x, or dx without x)."""
     d[y] = untrapezoid(d[result], y, x, dx, axis)
     d[x] = untrapezoid_x(d[result], y, x, axis)
     d[dx] = untrapezoid_dx(d[result], y, x, axis)

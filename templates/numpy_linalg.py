@@ -100,11 +100,13 @@ def det(result, a):
 
 @adjoint(np.linalg.eig)
 def eig(result, a):
-    """Needs distinct eigenvalues. NumPy's eigenvectors have norm 1 and a
-    phase of LAPACK's choosing: the derivative keeps the norm and leaves
-    the phase alone (JAX's convention), so only functions of the vectors
-    that do not depend on their phase (np.abs(v), v v^H) have meaningful
-    gradients. Not holomorphic (the norm), in JAX's convention."""
+    """Distinct eigenvalues; the vectors keep norm 1, their phase is free.
+
+    NumPy's eigenvectors have norm 1 and a phase of LAPACK's choosing: the
+    derivative keeps the norm and leaves the phase alone (JAX's
+    convention), so only functions of the vectors that do not depend on
+    their phase (np.abs(v), v v^H) have meaningful gradients. Not
+    holomorphic (the norm), in JAX's convention."""
     v = result[1]
     vt = matrix_transpose(v)
     gv = d[result][1] - np.conj(v) * np.expand_dims(np.real(np.sum(d[result][1] * v, -2)), -2)
@@ -146,8 +148,11 @@ def eigvalsh(result, a, UPLO="L"):
 
 @adjoint(np.linalg.lstsq)
 def lstsq(result, a, b, rcond=None):
-    """Real a of full rank (either way: x = pinv(a) b); the residuals
-    |b - a x|^2 and the singular values are differentiated too."""
+    """Real a of full rank; x, the residuals and the singular values.
+
+    x = pinv(a) b (either way: more rows or more columns); the residuals
+    |b - a x|^2 and the singular values are differentiated too, the rank
+    has no derivative."""
     p = np.linalg.pinv(real_matrix(a, "np.linalg.lstsq"))
     pt = matrix_transpose(p)
     x = np.reshape(result[0], (np.shape(a)[-1], -1))

@@ -76,8 +76,9 @@ def median(result, a, axis=None, keepdims=False):
 @adjoint(np.quantile)
 def quantile(result, a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False):
-    """Method 'linear' only. At ties and where q falls on a sorted value
-    the order argsort gives and the interval above are taken, as JAX."""
+    """Method 'linear' only; at ties, argsort's order (JAX's convention).
+
+    Where q falls on a sorted value the interval above it is taken."""
     d[a] = unquantile(d[result], a, q, axis, keepdims, method, 1.0, False, overwrite_input)
     d[q] = unquantile_q(d[result], a, a, q, axis, keepdims, method, 1.0, False, overwrite_input)
 
@@ -102,6 +103,7 @@ def nanquantile(result, a, q, axis=None, out=None, overwrite_input=False, method
 @adjoint(np.nanpercentile)
 def nanpercentile(result, a, q, axis=None, out=None, overwrite_input=False, method="linear",
                   keepdims=False):
+    """np.nanquantile of q / 100."""
     d[a] = unquantile(d[result], a, q, axis, keepdims, method, 100.0, True, overwrite_input)
     d[q] = unquantile_q(d[result], a, a, q, axis, keepdims, method, 100.0, True,
                         overwrite_input)

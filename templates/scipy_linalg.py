@@ -77,9 +77,11 @@ if linalg is not None:
 
     @adjoint(linalg.lu_factor)
     def lu_factor(result, a, overwrite_a=False, check_finite=True):
-        """Square a = P L U; result = (lu, piv), L unit lower below the
-        diagonal of lu, U upper. With X = L^-1 P^T da U^-1, d lu is
-        L tril(X, -1) + triu(X) U; its adjoint is P L^-T X' U^-T."""
+        """Square a = P L U; (lu, piv) is a structure, piv has no derivative.
+
+        L is unit lower below the diagonal of lu, U upper. With
+        X = L^-1 P^T da U^-1, d lu is L tril(X, -1) + triu(X) U; its
+        adjoint is P L^-T X' U^-T."""
         n = np.shape(a)[-1]
         lower = np.tril(result[0], -1) + np.eye(n)
         upper = np.triu(result[0])
@@ -91,8 +93,10 @@ if linalg is not None:
 
     @adjoint(linalg.lu_solve)
     def lu_solve(result, lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
-        """trans is 0 (a x = b) or 1 (a^T x = b). The adjoint of a,
-        -gb x^T, reaches lu through a = P L U (piv is an integer)."""
+        """trans 0 (a x = b) or 1 (a^T x = b); lu's adjoint via a = P L U.
+
+        The adjoint of a, -gb x^T, reaches lu through a = P L U (piv is
+        an integer)."""
         gb = linalg.lu_solve(lu_and_piv, d[result], 1 - trans)
         d[b] = gb
         n = np.shape(b)[0]
@@ -106,9 +110,11 @@ if linalg is not None:
 
     @adjoint(linalg.cho_factor)
     def cho_factor(result, a, lower=False, overwrite_a=False, check_finite=True):
-        """Real a; result = (c, lower): the factor in one triangle of c
-        (read from that triangle of a), and in the other a's own entries,
-        which SciPy leaves there: their adjoint passes through."""
+        """Real a; c's other triangle is a's own, its adjoint passes through.
+
+        result = (c, lower): the factor in one triangle of c (read from
+        that triangle of a), and in the other a's own entries, which SciPy
+        leaves there."""
         factor = np.where(lower, np.tril(result[0]), np.triu(result[0]))
         g = real_matrix(d[result][0], "scipy.linalg.cho_factor")
         d[a] = untriangle(grad_cholesky(np.where(lower, np.tril(g), np.triu(g)), factor,
@@ -117,8 +123,9 @@ if linalg is not None:
 
     @adjoint(linalg.cho_solve)
     def cho_solve(result, c_and_lower, b, overwrite_b=False, check_finite=True):
-        """Real factors: a = U^T U (L L^T) from the triangle of c that holds
-        the factor; its adjoint U (s + s^T) (or (s + s^T) L), s = -gb x^T."""
+        """Real factors: a = U^T U (or L L^T) from c's factor triangle.
+
+        The factor's adjoint is U (s + s^T) (or (s + s^T) L), s = -gb x^T."""
         gb = linalg.cho_solve(c_and_lower, real_matrix(d[result], "scipy.linalg.cho_solve"))
         d[b] = gb
         n = np.shape(b)[0]
@@ -131,8 +138,10 @@ if linalg is not None:
     @adjoint(linalg.solve_banded)
     def solve_banded(result, l_and_u, ab, b, overwrite_ab=False, overwrite_b=False,
                      check_finite=True):
-        """a is stored as a[i, j] = ab[u + i - j, j]: the adjoint of b is a
-        banded solve with a^T, that of ab the band of -gb x^T."""
+        """In b and ab (a[i, j] = ab[u + i - j, j]); l_and_u is constant.
+
+        The adjoint of b is a banded solve with a^T, that of ab the band
+        of -gb x^T."""
         gb = linalg.solve_banded((l_and_u[1], l_and_u[0]), banded_transposed(l_and_u, ab),
                                  d[result])
         d[b] = gb

@@ -23,11 +23,13 @@ if signal is not None:
 
     @adjoint(signal.convolve)
     def convolve(result, in1, in2, mode="full", method="auto"):
+        """N-d; modes 'full', 'same', 'valid'; bilinear."""
         d[in1] = signal.convolve(signal_full(d[result], in1, in2, mode), np.flip(in2), "valid")
         d[in2] = signal.convolve(signal_full(d[result], in1, in2, mode), np.flip(in1), "valid")
 
     @adjoint(signal.correlate)
     def correlate(result, in1, in2, mode="full", method="auto"):
+        """convolve(in1, conj(flip(in2))): conjugate-linear in in2."""
         d[in1] = signal.convolve(signal_full(d[result], in1, in2, mode), np.conj(in2), "valid")
         d[in2] = np.conj(np.flip(signal.convolve(signal_full(d[result], in1, in2, mode),
                                                  np.flip(in1), "valid")))
