@@ -19,7 +19,7 @@ from tangent_ad.runtime import (
     grad_cholesky, grad_cross_lhs, grad_cross_rhs, grad_dot_lhs, grad_dot_rhs, grad_eigh_pair, grad_einsum,
     grad_kron_lhs, grad_kron_rhs, grad_matmul_lhs, grad_matmul_rhs,
     grad_solve_lhs, grad_solve_rhs, grad_svd, grad_tensordot_lhs, grad_tensordot_rhs,
-    inverse_gaps, matched_eigenvectors, matrix_transpose, real_matrix, residual_weights,
+    full_rank_matrix, inverse_gaps, matched_eigenvectors, matrix_transpose, real_matrix, residual_weights,
     unbroadcast, untriangle)
 
 d = None  # d[x] is the adjoint of x; templates are parsed, never run
@@ -153,7 +153,7 @@ def lstsq(result, a, b, rcond=None):
     x = pinv(a) b (either way: more rows or more columns); the residuals
     |b - a x|^2 and the singular values are differentiated too, the rank
     has no derivative."""
-    p = np.linalg.pinv(real_matrix(a, "np.linalg.lstsq"))
+    p = np.linalg.pinv(full_rank_matrix(a, result[2], "np.linalg.lstsq"))
     pt = matrix_transpose(p)
     x = np.reshape(result[0], (np.shape(a)[-1], -1))
     gx = np.reshape(d[result][0], (np.shape(a)[-1], -1))

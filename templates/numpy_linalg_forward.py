@@ -10,7 +10,7 @@ import numpy as np
 
 from tangent_ad.registry import tangent
 from tangent_ad.runtime import (
-    grad_svd, inverse_gaps, jvp_grad_svd, jvp_jvp_svd, jvp_svd, matched_eigenvectors,
+    full_rank_matrix, grad_svd, inverse_gaps, jvp_grad_svd, jvp_jvp_svd, jvp_svd, matched_eigenvectors,
     matrix_transpose, real_matrix, residual_weights, residuals_like)
 from tangent_ad.runtime.tangents import jvp_cholesky, jvp_eigh, jvp_einsum
 
@@ -119,7 +119,7 @@ def eigvalsh(result, a, UPLO="L"):
 @tangent(np.linalg.lstsq)
 def lstsq(result, a, b, rcond=None):
     """Real a of full rank: x = pinv(a) b, with the tangent of pinv."""
-    p = np.linalg.pinv(real_matrix(a, "np.linalg.lstsq"))
+    p = np.linalg.pinv(full_rank_matrix(a, result[2], "np.linalg.lstsq"))
     dat = matrix_transpose(d[a])
     dp = -p @ d[a] @ p + (p @ matrix_transpose(p)) @ (dat - dat @ (a @ p)) + \
         (dat - (p @ a) @ dat) @ (matrix_transpose(p) @ p)
@@ -170,6 +170,11 @@ def matched_eigenvectors_rule(result, a, w):
     k = np.linalg.solve(result, d[a] @ result)
     dv = result @ (inverse_gaps(w) * k)
     d[result] = dv - result * np.expand_dims(np.real(np.sum(np.conj(result) * dv, -2)), -2)
+
+
+@tangent(full_rank_matrix)
+def full_rank_matrix_rule(result, a, rank, what):
+    d[result] = d[a]
 
 
 @tangent(residual_weights)

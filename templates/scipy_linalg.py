@@ -17,8 +17,8 @@ try:
     from scipy import linalg
 
     from tangent_ad.runtime import (
-        band_outer, banded_transposed, grad_cholesky, matrix_transpose, permute_rows, real_matrix, unblock_diag, unpermute_rows,
-        untriangle)
+        band_outer, banded_transposed, grad_cholesky, matrix_transpose, permute_rows,
+        real_matrix, square_matrix, transpose_flag, unblock_diag, unpermute_rows, untriangle)
 except ImportError:  # no SciPy: no rules, and nothing else changes
     linalg = None
 
@@ -82,7 +82,7 @@ if linalg is not None:
         L is unit lower below the diagonal of lu, U upper. With
         X = L^-1 P^T da U^-1, d lu is L tril(X, -1) + triu(X) U; its
         adjoint is P L^-T X' U^-T."""
-        n = np.shape(a)[-1]
+        n = np.shape(square_matrix(a, "scipy.linalg.lu_factor"))[-1]
         lower = np.tril(result[0], -1) + np.eye(n)
         upper = np.triu(result[0])
         inner = np.tril(matrix_transpose(lower) @ np.tril(d[result][0], -1), -1) + \
@@ -97,13 +97,14 @@ if linalg is not None:
 
         The adjoint of a, -gb x^T, reaches lu through a = P L U (piv is
         an integer)."""
-        gb = linalg.lu_solve(lu_and_piv, d[result], 1 - trans)
+        flag = transpose_flag(trans)
+        gb = linalg.lu_solve(lu_and_piv, d[result], 1 - flag)
         d[b] = gb
         n = np.shape(b)[0]
         g2 = np.reshape(gb, (n, -1))
         x2 = np.reshape(result, (n, -1))
-        pa = unpermute_rows(lu_and_piv[1], -((1 - trans) * (g2 @ matrix_transpose(x2)) +
-                                             trans * (x2 @ matrix_transpose(g2))))
+        pa = unpermute_rows(lu_and_piv[1], -((1 - flag) * (g2 @ matrix_transpose(x2)) +
+                                             flag * (x2 @ matrix_transpose(g2))))
         d[lu_and_piv] = (
             np.tril(pa @ matrix_transpose(np.triu(lu_and_piv[0])), -1) +
             np.triu(matrix_transpose(np.tril(lu_and_piv[0], -1) + np.eye(n)) @ pa), None)

@@ -8,7 +8,7 @@ try:
 
     from tangent_ad.runtime import (
         band_outer, banded_matmul, banded_transposed, matrix_transpose, permute_rows, real_matrix,
-        unpermute_rows)
+        square_matrix, transpose_flag, unpermute_rows)
     from tangent_ad.runtime.tangents import jvp_cholesky
 except ImportError:  # no SciPy: no rules, and nothing else changes
     linalg = None
@@ -54,7 +54,7 @@ if linalg is not None:
     @tangent(linalg.lu_factor)
     def lu_factor(result, a, overwrite_a=False, check_finite=True):
         """X = L^-1 P^T da U^-1; d lu = L tril(X, -1) + triu(X) U."""
-        n = np.shape(a)[-1]
+        n = np.shape(square_matrix(a, "scipy.linalg.lu_factor"))[-1]
         lower = np.tril(result[0], -1) + np.eye(n)
         upper = np.triu(result[0])
         left = linalg.solve_triangular(lower, unpermute_rows(result[1], d[a]), 0, True)
@@ -68,7 +68,8 @@ if linalg is not None:
         da = permute_rows(lu_and_piv[1], np.tril(d[lu_and_piv][0], -1) @ np.triu(lu_and_piv[0]) +
                           (np.tril(lu_and_piv[0], -1) + np.eye(n)) @ np.triu(d[lu_and_piv][0]))
         d[result] = linalg.lu_solve(
-            lu_and_piv, d[b] - ((1 - trans) * da + trans * matrix_transpose(da)) @ result, trans)
+            lu_and_piv, d[b] - ((1 - transpose_flag(trans)) * da +
+                                transpose_flag(trans) * matrix_transpose(da)) @ result, trans)
 
     @tangent(linalg.cho_factor)
     def cho_factor(result, a, lower=False, overwrite_a=False, check_finite=True):
@@ -116,3 +117,7 @@ if linalg is not None:
     @tangent(band_outer)
     def band_outer_rule(result, l_and_u, g, x, ab):
         d[result] = band_outer(l_and_u, d[g], x, ab) + band_outer(l_and_u, g, d[x], ab)
+
+    @tangent(square_matrix)
+    def square_matrix_rule(result, a, what):
+        d[result] = square_matrix(d[a], what)

@@ -323,3 +323,19 @@ def test_a_quantile_that_overwrites_its_input_is_refused():
         return np.percentile(x, 30.0, overwrite_input=True)
     with pytest.raises(tad.TangentADError, match="overwrite_input"):
         tad.grad(f)(np.array([3.0, 1.0, 2.0]))
+
+
+# ---- np.linalg.lstsq: the solution's derivative at full rank only ---------------
+
+def lstsq_solution(a, b):
+    return np.sum(np.linalg.lstsq(a, b)[0])
+
+
+def test_lstsq_of_a_rank_deficient_matrix_is_refused():
+    a = np.array([[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]])
+    b = np.array([1.0, 0.0, 2.0])
+    for df in (tad.grad(lstsq_solution, wrt=(0, 1)),):
+        with pytest.raises(tad.TangentADError, match="full rank"):
+            df(a, b)
+    with pytest.raises(tad.TangentADError, match="full rank"):
+        tad.jvp(lstsq_solution, wrt=(0, 1))(a, b, np.ones_like(a), np.ones_like(b))

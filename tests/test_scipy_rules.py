@@ -80,3 +80,28 @@ def test_a_numpy_function_keeps_its_own_star_args():
     want = [(gradient_with_spacing(y + h * e) - gradient_with_spacing(y - h * e)) / (2 * h)
             for e in np.eye(4)]
     np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+linalg = pytest.importorskip("scipy.linalg")
+
+
+def lu_of_a_wide_matrix(a):
+    return np.sum(linalg.lu_factor(a)[0])
+
+
+def lu_solve_conjugate(a, b):
+    return np.sum(linalg.lu_solve(linalg.lu_factor(a), b, trans=2))
+
+
+def test_lu_factor_of_a_matrix_that_is_not_square_is_refused():
+    a = np.arange(6.0).reshape(2, 3) + np.eye(2, 3)
+    with pytest.raises(NoDerivativeError, match="square matrices only"):
+        tad.grad(lu_of_a_wide_matrix)(a)
+    with pytest.raises(NoDerivativeError, match="square matrices only"):
+        tad.jvp(lu_of_a_wide_matrix)(a, np.ones_like(a))
+
+
+def test_lu_solve_with_the_conjugate_transpose_is_refused():
+    a, b = np.eye(2) * 2.0 + 0.5, np.ones(2)
+    with pytest.raises(NoDerivativeError, match="trans=0 and trans=1"):
+        tad.grad(lu_solve_conjugate, wrt=(0, 1))(a, b)

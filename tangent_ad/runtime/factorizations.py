@@ -10,7 +10,36 @@ of their own, so the rules have second derivatives.
 """
 import numpy as np
 
-__all__ = ["permute_rows", "unpermute_rows", "banded_transposed", "banded_matmul", "band_outer"]
+from tangent_ad.errors import NoDerivativeError
+
+__all__ = ["square_matrix", "transpose_flag", "permute_rows", "unpermute_rows", "banded_transposed", "banded_matmul", "band_outer"]
+
+
+def square_matrix(a, what):
+    """`a`, refused unless square: the rules of `what` (lu_factor's) are
+    written for a = P L U with square factors.
+
+    >>> square_matrix(np.eye(2), "scipy.linalg.lu_factor").shape
+    (2, 2)
+    """
+    if np.shape(a)[-1] != np.shape(a)[-2]:
+        raise NoDerivativeError(f"the derivative of {what} is implemented for square matrices only")
+    return a
+
+
+def transpose_flag(trans):
+    """lu_solve's `trans` as 0 (a x = b) or 1 (a^T x = b); 2 ('C', the
+    conjugate transpose) is refused: for a real matrix pass trans=1.
+
+    >>> transpose_flag("T")
+    1
+    """
+    flag = {0: 0, 1: 1, "N": 0, "T": 1}.get(trans if isinstance(trans, str) else int(trans))
+    if flag is None:
+        raise NoDerivativeError(
+            "the derivative of scipy.linalg.lu_solve is implemented for trans=0 and trans=1",
+            hint="for a real matrix, trans=1 solves the same system as trans=2")
+    return flag
 
 
 def _permutation(piv):

@@ -9,7 +9,10 @@ forward rule in templates/numpy_linalg_forward.py.
 """
 import numpy as np
 
-__all__ = ["inverse_gaps", "matched_eigenvectors", "residual_weights", "residuals_like"]
+from tangent_ad.errors import NoDerivativeError
+
+__all__ = ["inverse_gaps", "matched_eigenvectors", "residual_weights", "residuals_like",
+           "full_rank_matrix"]
 
 
 def inverse_gaps(w):
@@ -70,3 +73,22 @@ def residuals_like(t, residuals):
     if np.size(residuals) == 0:
         return np.zeros(np.shape(residuals), dtype=np.result_type(t, residuals))
     return np.reshape(t, np.shape(residuals))
+
+
+def full_rank_matrix(a, rank, what):
+    """`a`, refused when complex or of rank below min(m, n) (`rank` as
+    lstsq reports it): the rule of `what` differentiates pinv(a) b, which
+    is the derivative of lstsq's solution only at full rank.
+
+    >>> full_rank_matrix(np.eye(2), 2, "np.linalg.lstsq")[0, 0]
+    np.float64(1.0)
+    """
+    if np.iscomplexobj(a):
+        raise NoDerivativeError(f"the derivative of {what} is implemented for real matrices only")
+    if np.ndim(rank) == 0 and int(rank) < min(np.shape(a)[-2:]):
+        raise NoDerivativeError(
+            f"the derivative of {what} is implemented for matrices of full rank; this one has "
+            f"rank {int(rank)} < {min(np.shape(a)[-2:])}",
+            hint="a rank-deficient least-squares solution is not differentiable there; "
+                 "regularize a (add a small ridge) or drop dependent columns")
+    return a
