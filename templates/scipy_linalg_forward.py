@@ -121,3 +121,8 @@ if linalg is not None:
     @tangent(square_matrix)
     def square_matrix_rule(result, a, what):
         d[result] = square_matrix(d[a], what)
+
+    @tangent(transpose_flag)
+    def transpose_flag_rule(result, trans):
+        """An integer: a rule that reads no tangent declares a zero one."""
+        d[result] = transpose_flag(trans)
