@@ -118,6 +118,16 @@ else:
         Spec(st.poisson.logpmf, "scipy.stats.poisson.logpmf(np.arange(3), mu=m)", m=(3,),
              domain=POSITIVE),
         Spec(st.poisson.pmf, "scipy.stats.poisson.pmf(2, mu=m)", m=(2, 2), domain=POSITIVE),
+        Spec(st.poisson.cdf, "scipy.stats.poisson.cdf(np.arange(3), mu=m)", m=(3,),
+             domain=POSITIVE),
+        Spec(st.poisson.cdf, "scipy.stats.poisson.cdf(2.5, mu=m, loc=1)", m=(2, 2),
+             domain=POSITIVE),
+        Spec(st.poisson.sf, "scipy.stats.poisson.sf(np.array([0.0, 2.0, 4.0]), mu=m)", m=None,
+             domain=POSITIVE),
+        Spec(st.dirichlet.pdf, "scipy.stats.dirichlet.pdf(scipy.special.softmax(u), a)",
+             u=(3,), a=(3,), domain={"a": (1.5, 3.0)}),
+        Spec(st.dirichlet.pdf, "scipy.stats.dirichlet.pdf("
+             "scipy.special.softmax(u, axis=0), a)", u=(3, 2), a=(3,), domain={"a": (1.5, 3.0)}),
     ]
     la = scipy.linalg
     SPD = "x @ x.T + 3.0 * np.eye(3)"
