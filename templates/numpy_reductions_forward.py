@@ -12,7 +12,7 @@ import numpy as np
 from tangent_ad.registry import tangent
 from tangent_ad.runtime import (
     grad_norm, jvp_mean, quantile_of, quantile_step, unquantile, unquantile_q, unquantile_step,
-    unreduce, unreduce_max, unreduce_median, unreduce_var, weights_like)
+    unreduce, unreduce_max, unreduce_median, unreduce_nanvar, unreduce_var, weights_like)
 
 d = None  # d[x] is the tangent of x; templates are parsed, never run
 
@@ -104,6 +104,34 @@ def nanpercentile(result, a, q, axis=None, out=None, overwrite_input=False, meth
     d[result] = quantile_of(d[a], a, q, axis, keepdims, method, 100.0, True,
                             overwrite_input) + \
         quantile_step(a, a, q, d[q], axis, keepdims, method, 100.0, True, overwrite_input)
+
+
+@tangent(np.nanmedian)
+def nanmedian(result, a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    d[result] = quantile_of(d[a], a, 0.5, axis, keepdims, "linear", 1.0, True, overwrite_input)
+
+
+@tangent(np.nanstd)
+def nanstd(result, a, axis=None, ddof=0, keepdims=False):
+    slope = unreduce_nanvar(0.5 / (result + (result == 0)), a, axis, ddof, keepdims)
+    d[result] = np.real(np.sum(slope * d[a], axis, keepdims=keepdims))
+
+
+@tangent(np.nanvar)
+def nanvar(result, a, axis=None, ddof=0, keepdims=False):
+    slope = unreduce_nanvar(np.ones_like(result), a, axis, ddof, keepdims)
+    d[result] = np.real(np.sum(slope * d[a], axis, keepdims=keepdims))
+
+
+@tangent(np.nancumsum)
+def nancumsum(result, a, axis=None):
+    d[result] = np.cumsum(np.where(np.isnan(a), 0.0, d[a]), axis)
+
+
+@tangent(np.nancumprod)
+def nancumprod(result, a, axis=None):
+    d[result] = result * np.cumsum(np.where(np.isnan(a), 0.0, d[a] / np.where(np.isnan(a), 1.0, a)),
+                                   axis)
 
 
 @tangent(np.nanmean)
@@ -198,3 +226,10 @@ def unquantile_q_rule(result, g, t, a, q, axis=None, keepdims=False, method="lin
     d[result] = unquantile_q(d[g], t, a, q, axis, keepdims, method, per, nan,
                              overwrite_input) + \
         unquantile_q(g, d[t], a, q, axis, keepdims, method, per, nan, overwrite_input)
+
+
+@tangent(unreduce_nanvar)
+def unreduce_nanvar_rule(result, g, x, axis=None, ddof=0, keepdims=False, valid_from=None):
+    """Linear in g and in x; which elements count does not vary."""
+    d[result] = unreduce_nanvar(d[g], x, axis, ddof, keepdims, valid_from) + \
+        unreduce_nanvar(g, d[x], axis, ddof, keepdims, x if valid_from is None else valid_from)

@@ -1,6 +1,7 @@
 """Runtime helpers of the rules of ``np.quantile``, ``np.percentile``,
-``np.nanquantile`` and ``np.nanpercentile`` (templates/numpy_reductions.py),
-for NumPy's default method, 'linear'.
+``np.nanquantile``, ``np.nanpercentile`` and ``np.nanmedian``
+(templates/numpy_reductions.py), for NumPy's default method, 'linear';
+and ``unreduce_nanvar``, the slope of ``np.nanvar`` and ``np.nanstd``.
 
 Along the reduced axes the values are sorted (NaNs last, and left out of
 the count by the nan* functions); quantile q sits at the virtual index
@@ -19,9 +20,10 @@ templates/numpy_reductions_forward.py, so second derivatives follow.
 import numpy as np
 
 from tangent_ad.errors import NoDerivativeError
-from tangent_ad.runtime.core import _axes, _like
+from tangent_ad.runtime.core import _axes, _like, unreduce
 
-__all__ = ["quantile_of", "quantile_step", "unquantile", "unquantile_q", "unquantile_step"]
+__all__ = ["quantile_of", "quantile_step", "unquantile", "unquantile_q", "unquantile_step",
+           "unreduce_nanvar"]
 
 
 def _layout(a, q, axis, keepdims, method, per, nan, overwrite_input):
@@ -162,3 +164,22 @@ def unquantile_q(g, t, a, q, axis=None, keepdims=False, method="linear", per=1.0
     out = np.sum(_inner(g, layout) * slope,
                  axis=tuple(range(len(layout["qshape"]), len(layout["qshape"]) + len(layout["rest"]))))
     return _like(out, q)
+
+
+def unreduce_nanvar(g, x, axis=None, ddof=0, keepdims=False, valid_from=None):
+    """Spread the adjoint `g` of ``np.nanvar(x, axis, ddof=ddof)`` over `x`:
+    g 2 (x - mean) / (n - ddof) on the elements that are not NaN (n of
+    them), 0 on the NaNs. Which elements count is read from `valid_from`
+    when given (the tangent rule passes x's tangent as `x`); linear in g
+    and in x. Complex entries: the slope is conjugated, as unreduce_var's.
+
+    >>> unreduce_nanvar(1.0, np.array([1.0, np.nan, 3.0]))
+    array([-1.,  0.,  1.])
+    """
+    valid = ~np.isnan(x if valid_from is None else valid_from)
+    axes = _axes(axis, np.ndim(x))
+    values = np.where(valid, x, 0.0)
+    n = np.sum(valid, axis=axes, keepdims=True)
+    mean = np.sum(values, axis=axes, keepdims=True) / np.maximum(n, 1)
+    slope = np.where(valid, 2.0 * np.conj(values - mean) / (n - ddof), 0.0)
+    return _like(unreduce(np.real(g), x, axis, keepdims) * slope, x)
