@@ -4,14 +4,16 @@
 ``np.convolve`` and ``np.correlate`` (bilinear: each operand's adjoint is
 the full adjoint convolved with the other operand reversed),
 ``np.interp`` (linear in fp, piecewise linear in x and xp), ``np.polyval``
-(linear in p) and ``np.trapezoid`` (bilinear in y and the spacing). Their
-helpers are in tangent_ad/runtime/array_ops.py and interpolation.py.
+(linear in p), ``np.trapezoid`` (bilinear in y and the spacing),
+``np.meshgrid`` (each grid's adjoint summed over the axes it is repeated
+along) and ``np.unwrap`` (the identity plus piecewise-constant jumps).
+Their helpers are in tangent_ad/runtime/array_ops.py and interpolation.py.
 """
 import numpy as np
 
-from tangent_ad.registry import adjoint, nonholomorphic
+from tangent_ad.registry import adjoint, nonholomorphic, structured
 from tangent_ad.runtime import (
-    convolution_full, correlation_full, interp_slope, polyder_coefficients, unbroadcast,
+    convolution_full, correlation_full, interp_slope, unmeshgrid, polyder_coefficients, unbroadcast,
     ungradient, uninterp, unpolyval, unselect, unselect_default, untrapezoid, untrapezoid_dx,
     untrapezoid_x)
 
@@ -79,3 +81,17 @@ def trapezoid(result, y, x=None, dx=1.0, axis=-1):
 
 if hasattr(np, "trapz"):  # NumPy < 2.4: the old name of np.trapezoid
     adjoint(np.trapz)(trapezoid)
+
+
+@adjoint(np.meshgrid)
+def meshgrid(result, xi, copy=True, sparse=False, indexing="xy"):
+    d[xi] = unmeshgrid(d[result], xi, indexing)
+
+
+structured(np.meshgrid)
+
+
+@adjoint(np.unwrap)
+def unwrap(result, p, discont=None, axis=-1, period=6.283185307179586):
+    """The identity: the multiples of period it adds are constant between jumps."""
+    d[p] = d[result]

@@ -10,7 +10,7 @@ import numpy as np
 
 from tangent_ad.registry import tangent
 from tangent_ad.runtime import (
-    convolution_full, correlation_full, grad_cross_lhs, grad_cross_rhs, interp_slope,
+    convolution_full, correlation_full, grad_cross_lhs, unmeshgrid, grad_cross_rhs, interp_slope,
     polyder_coefficients, real_matrix, ungradient, uninterp, uninterp_steps, unpolyval, unselect,
     unselect_default, untrapezoid, untrapezoid_dx, untrapezoid_x)
 
@@ -60,6 +60,16 @@ def trapezoid(result, y, x=None, dx=1.0, axis=-1):
 
 if hasattr(np, "trapz"):  # NumPy < 2.4: the old name of np.trapezoid
     tangent(np.trapz)(trapezoid)
+
+
+@tangent(np.meshgrid)
+def meshgrid(result, xi, copy=True, sparse=False, indexing="xy"):
+    d[result] = np.meshgrid(*d[xi], copy=copy, sparse=sparse, indexing=indexing)
+
+
+@tangent(np.unwrap)
+def unwrap(result, p, discont=None, axis=-1, period=6.283185307179586):
+    d[result] = d[p]
 
 
 # ---- the adjoints of the reverse rules -------------------------------------
@@ -149,3 +159,8 @@ def untrapezoid_x_rule(result, g, y, x, axis=-1):
 @tangent(untrapezoid_dx)
 def untrapezoid_dx_rule(result, g, y, x=None, axis=-1):
     d[result] = untrapezoid_dx(d[g], y, x, axis) + untrapezoid_dx(g, d[y], x, axis)
+
+
+@tangent(unmeshgrid)
+def unmeshgrid_rule(result, g, xi, indexing="xy"):
+    d[result] = unmeshgrid(d[g], xi, indexing)

@@ -14,7 +14,7 @@ have rules, so they have second derivatives.
 """
 import numpy as np
 
-from tangent_ad.registry import adjoint, nonholomorphic
+from tangent_ad.registry import adjoint, nonholomorphic, structured
 from tangent_ad.runtime import (
     grad_cholesky, grad_cross_lhs, grad_cross_rhs, grad_dot_lhs, grad_dot_rhs, grad_eigh_pair, grad_einsum,
     grad_kron_lhs, grad_kron_rhs, grad_matmul_lhs, grad_matmul_rhs,
@@ -163,6 +163,19 @@ def lstsq(result, a, b, rcond=None):
     d[a] = r @ matrix_transpose(p @ (pt @ gx)) - (pt @ gx + gr) @ matrix_transpose(x) + \
         (pt @ x) @ matrix_transpose(gx - matrix_transpose(a) @ (pt @ gx)) + \
         grad_svd(d[result][3], result[3], a, True, False)
+
+
+structured(np.linalg.eig, np.linalg.lstsq)
+
+
+@adjoint(np.linalg.matrix_power)
+def matrix_power(result, a, n):
+    """Any integer n: the corner of matrix_power([[a^T, g], [0, a^T]], n)."""
+    m = np.shape(a)[-1]
+    at = matrix_transpose(a)
+    d[a] = np.linalg.matrix_power(np.concatenate((np.concatenate((at, d[result]), -1),
+                                                  np.concatenate((np.zeros_like(a), at), -1)),
+                                                 -2), n)[..., :m, m:]
 
 
 @adjoint(np.linalg.pinv)

@@ -129,6 +129,15 @@ def lstsq(result, a, b, rcond=None):
                  np.zeros_like(result[2]), jvp_svd(d[a], result[3], a, True, False))
 
 
+@tangent(np.linalg.matrix_power)
+def matrix_power(result, a, n):
+    """The corner of matrix_power([[a, da], [0, a]], n)."""
+    m = np.shape(a)[-1]
+    d[result] = np.linalg.matrix_power(np.concatenate((np.concatenate((a, d[a]), -1),
+                                                       np.concatenate((np.zeros_like(a), a), -1)),
+                                                      -2), n)[..., :m, m:]
+
+
 @tangent(np.linalg.pinv)
 def pinv(result, a, rcond=None, hermitian=False):
     """Needs a matrix of full rank; real matrices only."""

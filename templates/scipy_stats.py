@@ -105,4 +105,10 @@ if stats is not None:
                             "loc=0": None},
         stats.poisson.sf: {"k": None, "mu": "stats.poisson.pmf(np.floor(k - loc), mu=mu)",
                            "loc=0": None},
+        stats.poisson.logcdf: {
+            "k": None, "mu": "-np.exp(stats.poisson.logpmf(np.floor(k - loc), mu=mu) - y)",
+            "loc=0": None},
+        stats.poisson.logsf: {
+            "k": None, "mu": "np.exp(stats.poisson.logpmf(np.floor(k - loc), mu=mu) - y)",
+            "loc=0": None},
     })

@@ -124,6 +124,10 @@ else:
              domain=POSITIVE),
         Spec(st.poisson.sf, "scipy.stats.poisson.sf(np.array([0.0, 2.0, 4.0]), mu=m)", m=None,
              domain=POSITIVE),
+        Spec(st.poisson.logcdf, "scipy.stats.poisson.logcdf(np.arange(3), mu=m)", m=(3,),
+             domain=POSITIVE),
+        Spec(st.poisson.logsf, "scipy.stats.poisson.logsf(2.5, mu=m, loc=1)", m=(2, 2),
+             domain=POSITIVE),
         Spec(st.dirichlet.pdf, "scipy.stats.dirichlet.pdf(scipy.special.softmax(u), a)",
              u=(3,), a=(3,), domain={"a": (1.5, 3.0)}),
         Spec(st.dirichlet.pdf, "scipy.stats.dirichlet.pdf("

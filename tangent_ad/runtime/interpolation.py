@@ -1,5 +1,6 @@
 """Runtime helpers of the rules of ``np.interp``, ``np.polyval``,
-``np.trapezoid`` and ``np.correlate`` (templates/numpy_arrays.py).
+``np.trapezoid``, ``np.correlate`` and ``np.meshgrid``
+(templates/numpy_arrays.py).
 
 ``np.interp(x, xp, fp)`` is linear in ``fp`` (and ``left``, ``right``)
 and piecewise linear in ``x`` and ``xp``. Its helpers locate each ``x``
@@ -17,7 +18,7 @@ from tangent_ad.errors import NoDerivativeError
 from tangent_ad.runtime.core import _like, unbroadcast
 
 __all__ = ["interp_slope", "uninterp", "uninterp_steps", "unpolyval", "polyder_coefficients",
-           "untrapezoid", "untrapezoid_x", "untrapezoid_dx", "correlation_full"]
+           "untrapezoid", "untrapezoid_x", "untrapezoid_dx", "correlation_full", "unmeshgrid"]
 
 
 # ---- np.interp ---------------------------------------------------------------
@@ -217,3 +218,25 @@ def correlation_full(g, a, v, mode="valid"):
     start = {"full": 0, "same": same, "valid": min(n, m) - 1}[mode]
     g = np.reshape(g, (-1,))
     return np.pad(g, (start, n + m - 1 - start - np.size(g)))
+
+
+# ---- np.meshgrid ---------------------------------------------------------------
+
+def unmeshgrid(g, xi, indexing="xy"):
+    """The adjoints of the coordinate arrays `xi` of ``np.meshgrid(*xi,
+    indexing=indexing)`` from those `g` of the grids (dense or sparse):
+    each grid summed over every axis but its own (with 'xy', the first
+    two grids run along axes 1 and 0), in the shape of its array.
+
+    >>> unmeshgrid([np.ones((2, 3)), np.ones((2, 3))], [np.zeros(3), np.zeros(2)])
+    [array([2., 2., 2.]), array([3., 3.])]
+    """
+    n = len(xi)
+    out = []
+    for i, (gi, x) in enumerate(zip(g, xi)):
+        axis = {0: 1, 1: 0}.get(i, i) if indexing == "xy" and n > 1 else i
+        gi = np.asarray(gi)
+        others = tuple(k for k in range(np.ndim(gi)) if k != axis)
+        total = np.sum(gi, axis=others) if others else gi
+        out.append(_like(np.reshape(total, np.shape(x)), x))
+    return out
