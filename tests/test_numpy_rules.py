@@ -275,9 +275,9 @@ SECOND_ORDER_KEYS = (np.average, np.sign, np.std, np.var, np.power, operator.pow
                      *SCIPY_SECOND_ORDER_KEYS)
 
 
-# np.linalg.svd has second derivatives of its singular values alone
-# (the vectors' raise NotImplementedError: see tangent_ad/runtime/svd.py)
-SECOND_ORDER_EXPRESSIONS = ("compute_uv=False",)
+# np.linalg.svd: its vectors' second derivatives evaluate the first ones on
+# dual numbers (tangent_ad/runtime/svd_formulas.py)
+SECOND_ORDER_EXPRESSIONS = ("np.linalg.svd",)
 
 
 @pytest.mark.parametrize("spec", [pytest.param(spec, id=spec.id) for spec in SPECS

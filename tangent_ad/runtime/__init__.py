@@ -28,10 +28,13 @@ bookkeeping a reader can look up here:
 * ``array_ops``: the adjoints of np.cross (with its axis arguments),
   np.gradient and np.select;
 * ``fft``: the adjoints of the discrete Fourier transforms; ``svd``: the
-  adjoints and tangents of the singular value decomposition;
-* ``factorizations``: the row permutation of scipy.linalg.lu_factor;
-* ``interpolation``: the adjoints of np.interp, np.polyval, np.trapezoid
-  and np.correlate;
+  adjoints and tangents of the singular value decomposition, whose
+  formulas for the vectors (``svd_formulas``) also run on dual numbers
+  for second derivatives;
+* ``factorizations``: the row permutation of scipy.linalg.lu_factor and
+  the banded storage of solve_banded;
+* ``interpolation``: the adjoints of np.interp, np.polyval, np.trapezoid,
+  np.correlate and np.meshgrid;
 * ``linalg_general``: pieces of the rules of np.linalg.eig, eigvals and
   lstsq;
 * ``quantiles``: the adjoints of np.quantile and np.percentile (and the
@@ -42,8 +45,9 @@ bookkeeping a reader can look up here:
   operand of a product or a decomposition.
 """
 from tangent_ad.runtime import (
-    array_ops, arrays, boundary, core, factorizations, fft, interpolation, linalg, linalg_general, linalg_tangents, loops, objects, ordering,
-    quantiles, reductions, shapes, structures, svd, tangents)
+    array_ops, arrays, boundary, core, factorizations, fft, interpolation, linalg, linalg_general,
+    linalg_tangents, loops, objects, ordering, quantiles, reductions, shapes, structures, svd,
+    svd_formulas, tangents)
 from tangent_ad.runtime.array_ops import *  # noqa: F401,F403
 from tangent_ad.runtime.arrays import *  # noqa: F401,F403
 from tangent_ad.runtime.boundary import *  # noqa: F401,F403
@@ -66,5 +70,5 @@ from tangent_ad.runtime.tangents import *  # noqa: F401,F403
 
 MODULES = (arrays, boundary, core, structures, objects, loops, ordering, reductions, shapes, linalg,
            linalg_tangents, tangents, fft, svd, array_ops, interpolation, quantiles,
-           linalg_general, factorizations)
+           linalg_general, factorizations, svd_formulas)
 __all__ = [name for module in MODULES for name in module.__all__]

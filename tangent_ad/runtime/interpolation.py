@@ -15,6 +15,7 @@ is linear in the adjoint or tangent it moves, and has a forward rule
 import numpy as np
 
 from tangent_ad.errors import NoDerivativeError
+from tangent_ad.runtime.arrays import as_array, scatter_add, zeros_from
 from tangent_ad.runtime.core import _like, unbroadcast
 
 __all__ = ["interp_slope", "uninterp", "uninterp_steps", "unpolyval", "polyder_coefficients",
@@ -23,23 +24,29 @@ __all__ = ["interp_slope", "uninterp", "uninterp_steps", "unpolyval", "polyder_c
 
 # ---- np.interp ---------------------------------------------------------------
 
+def _at(values, index):
+    """``values[index]`` for an integer array `index`, dispatched on the
+    index's array library too (np.take dispatches on `values` alone)."""
+    flat = np.take_along_axis(as_array(values), np.reshape(index, (-1,)), 0)
+    return np.reshape(flat, np.shape(index))
+
+
 def _interval(x, xp, period):
     """(lower knot index, upper knot index, fraction t, inside mask, 1 / width)."""
     if period is not None:
         raise NoDerivativeError(
             "the derivative of np.interp is implemented without period only",
             hint="unwrap x with np.mod (x - xp[0]) % period + xp[0] before calling np.interp")
-    x, xp = np.asarray(x), np.asarray(xp)
     n = np.shape(xp)[0]
     if n < 2:  # one knot: the value is fp[0] there, left or right elsewhere
         zero = np.zeros(np.shape(x), dtype=int)
         return zero, zero, np.zeros(np.shape(x)), x == xp[0], np.zeros(np.shape(x))
     hi = np.clip(np.searchsorted(xp, x, side="right"), 1, n - 1)
     lo = hi - 1
-    width = xp[hi] - xp[lo]
-    inverse = np.divide(1.0, width, out=np.zeros(np.shape(width)), where=width != 0)
-    inside = (x >= xp[0]) & (x <= xp[-1])
-    return lo, hi, (x - xp[lo]) * inverse, inside, inverse
+    width = _at(xp, hi) - _at(xp, lo)
+    inverse = np.where(width != 0, 1.0 / np.where(width != 0, width, 1.0), 0.0)
+    inside = (x >= np.take(xp, 0)) & (x <= np.take(xp, -1))
+    return lo, hi, (x - _at(xp, lo)) * inverse, inside, inverse
 
 
 def interp_slope(x, xp, fp, period=None):
@@ -51,16 +58,14 @@ def interp_slope(x, xp, fp, period=None):
     array([2., 1., 0.])
     """
     lo, hi, _, inside, inverse = _interval(x, xp, period)
-    fp = np.asarray(fp)
-    slope = np.where(inside, (fp[hi] - fp[lo]) * inverse, 0.0)
+    slope = np.where(inside, (_at(fp, hi) - _at(fp, lo)) * inverse, 0.0)
     return slope if np.ndim(x) else slope[()]
 
 
-def _scatter(values, index, n, like):
-    out = np.zeros(n, dtype=np.result_type(values, like, np.float64 if not np.iscomplexobj(like)
-                                           else np.complex128))
-    np.add.at(out, np.ravel(index), np.ravel(values))
-    return out
+def _scatter(values, index, n):
+    """The sums of `values` at the positions `index`, in n slots (in the
+    values' array library)."""
+    return scatter_add(zeros_from(values, (n,)), (np.ravel(index),), np.ravel(values))
 
 
 def uninterp(g, x, xp, left=None, right=None, period=None):
@@ -75,12 +80,13 @@ def uninterp(g, x, xp, left=None, right=None, period=None):
     lo, hi, t, inside, _ = _interval(x, xp, period)
     g = np.broadcast_to(g, np.shape(x))
     n = np.shape(xp)[0]
-    out = _scatter(np.where(inside, g * (1 - t), 0.0), lo, n, g) + \
-        _scatter(np.where(inside, g * t, 0.0), hi, n, g)
+    out = _scatter(np.where(inside, g * (1 - t), 0.0), lo, n) + \
+        _scatter(np.where(inside, g * t, 0.0), hi, n)
+    slots = np.arange(n)
     if left is None:
-        out[0] = out[0] + np.sum(np.where(np.asarray(x) < xp[0], g, 0.0))
+        out = out + np.sum(np.where(x < np.take(xp, 0), g, 0.0)) * (slots == 0)
     if right is None:
-        out[-1] = out[-1] + np.sum(np.where(np.asarray(x) > xp[-1], g, 0.0))
+        out = out + np.sum(np.where(x > np.take(xp, -1), g, 0.0)) * (slots == n - 1)
     return out
 
 
@@ -94,7 +100,7 @@ def uninterp_steps(g, x, xp, period=None):
     lo, hi, _, inside, inverse = _interval(x, xp, period)
     n = np.shape(xp)[0]
     step = np.where(inside, np.broadcast_to(g, np.shape(x)) * inverse, 0.0)
-    return _scatter(step, hi, n, step) - _scatter(step, lo, n, step)
+    return _scatter(step, hi, n) - _scatter(step, lo, n)
 
 
 # ---- np.polyval --------------------------------------------------------------
@@ -125,7 +131,7 @@ def unpolyval(g, p, x, order=0):
     for k in range(n):
         power = n - 1 - k
         factor = np.prod(np.arange(power, power - order, -1)) if order else 1
-        term = factor * np.asarray(x) ** max(power - order, 0) if power >= order else \
+        term = factor * np.power(x, max(power - order, 0)) if power >= order else \
             np.zeros(np.shape(x))
         parts.append(unbroadcast(g * term, p[k]))
     return _like(np.stack(parts), p)
@@ -138,14 +144,14 @@ def _weights(x, dx, n, axis, ndim):
     broadcast against y: dx (1/2 at both ends) for even spacing, half the
     spacing around each point for the points `x`."""
     if x is None:
-        w = np.full(n, 1.0) * dx if np.ndim(dx) == 0 else None
-        if w is None:
+        if np.ndim(dx) != 0:
             raise NoDerivativeError("the derivative of np.trapezoid takes a scalar dx")
-        w[0] = w[-1] = 0.5 * dx
+        factors = np.ones(n)
+        factors[0] = factors[-1] = 0.5
         if n == 1:
-            w[0] = 0.0
+            factors[0] = 0.0
+        w = factors * dx
     else:
-        x = np.asarray(x)
         if np.ndim(x) == 1:
             x = np.reshape(x, (-1,) + (1,) * (ndim - 1 - axis % ndim))
         steps = np.diff(x, axis=axis)
@@ -175,13 +181,15 @@ def untrapezoid_x(g, y, x, axis=-1):
     >>> untrapezoid_x(1.0, np.array([1.0, 2.0, 4.0]), np.zeros(3))
     array([-1.5, -1.5,  3. ])
     """
-    y = np.moveaxis(np.asarray(y), axis, -1)
-    pad = np.zeros(np.shape(y)[:-1] + (1,), dtype=y.dtype)
+    y = np.moveaxis(y, axis, -1)
+    n = np.shape(y)[-1]
+    pad = zeros_from(y, np.shape(y)[:-1] + (1,))
     before = np.concatenate([pad, y[..., :-1]], -1)
     after = np.concatenate([y[..., 1:], pad], -1)
-    s = 0.5 * (before - after)
-    s[..., 0] = s[..., 0] - 0.5 * y[..., 0]
-    s[..., -1] = s[..., -1] + 0.5 * y[..., -1]
+    ends = np.zeros(n)  # -y[0] / 2 at the first point, +y[-1] / 2 at the last
+    ends[0] -= 0.5
+    ends[-1] += 0.5
+    s = 0.5 * (before - after) + ends * y
     out = np.moveaxis(np.expand_dims(g, -1) * s, -1, axis)
     if np.ndim(x) == 1:
         return _like(np.sum(np.moveaxis(out, axis, -1), axis=tuple(range(np.ndim(out) - 1))), x)
@@ -235,7 +243,6 @@ def unmeshgrid(g, xi, indexing="xy"):
     out = []
     for i, (gi, x) in enumerate(zip(g, xi)):
         axis = {0: 1, 1: 0}.get(i, i) if indexing == "xy" and n > 1 else i
-        gi = np.asarray(gi)
         others = tuple(k for k in range(np.ndim(gi)) if k != axis)
         total = np.sum(gi, axis=others) if others else gi
         out.append(_like(np.reshape(total, np.shape(x)), x))

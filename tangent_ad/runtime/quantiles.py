@@ -20,6 +20,7 @@ templates/numpy_reductions_forward.py, so second derivatives follow.
 import numpy as np
 
 from tangent_ad.errors import NoDerivativeError
+from tangent_ad.runtime.arrays import as_array
 from tangent_ad.runtime.core import _axes, _like, unreduce
 
 __all__ = ["quantile_of", "quantile_step", "unquantile", "unquantile_q", "unquantile_step",
@@ -38,7 +39,6 @@ def _layout(a, q, axis, keepdims, method, per, nan, overwrite_input):
             "the derivative of a quantile with overwrite_input=True is not supported: "
             "the call reorders its argument, whose derivative it needs",
             hint="leave overwrite_input at its default, False")
-    a = np.asarray(a)
     axes = _axes(axis, np.ndim(a))
     ends = tuple(range(-len(axes), 0))
     moved = np.moveaxis(a, axes, ends)
@@ -48,7 +48,7 @@ def _layout(a, q, axis, keepdims, method, per, nan, overwrite_input):
     order = np.argsort(values, axis=-1)
     count = np.sum(~np.isnan(values), axis=-1) if nan else np.full(rest, n)
     last = np.maximum(count - 1, 0)
-    q = np.asarray(q, dtype=np.float64) / per
+    q = as_array(q) / per
     qshape = np.shape(q)
     index = np.reshape(q, qshape + (1,) * len(rest)) * last
     lo = np.clip(np.floor(index), 0, last).astype(int)
@@ -62,7 +62,7 @@ def _layout(a, q, axis, keepdims, method, per, nan, overwrite_input):
 
 def _sorted(t, layout):
     """`t` (shaped like a) in a's sorted order, broadcast over the q axes."""
-    t = np.moveaxis(np.asarray(t), layout["axes"], layout["ends"])
+    t = np.moveaxis(t, layout["axes"], layout["ends"])
     t = np.take_along_axis(np.reshape(t, layout["rest"] + (-1,)), layout["order"], -1)
     return np.broadcast_to(t, layout["qshape"] + np.shape(t))
 
