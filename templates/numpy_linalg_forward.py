@@ -4,15 +4,17 @@ A product is linear in each operand: its tangent is one product per
 operand, with the operand's tangent in its place. Decompositions follow
 the matrix identities, e.g. ``d inv(a) = -inv(a) @ da @ inv(a)`` and
 ``d det(a) = det(a) tr(a^-1 da)``; those of symmetric matrices
-(``cholesky``, ``eigh``) read only the triangle NumPy reads.
+(``cholesky``, ``eigh``) read only the triangle NumPy reads. The rules
+are written with functions that have forward rules themselves, so
+forward over forward (second derivatives) follows.
 """
 import numpy as np
 
 from tangent_ad.registry import tangent
 from tangent_ad.runtime import (
-    full_rank_matrix, grad_svd, inverse_gaps, jvp_grad_svd, jvp_jvp_svd, jvp_svd, matched_eigenvectors,
+    conjugate_transpose, numpy_cholesky, triangle_matrix, full_rank_matrix, grad_svd, inverse_gaps, jvp_grad_svd, jvp_jvp_svd, jvp_svd, matched_eigenvectors,
     matrix_transpose, real_matrix, residual_weights, residuals_like)
-from tangent_ad.runtime.tangents import jvp_cholesky, jvp_eigh, jvp_einsum
+from tangent_ad.runtime.tangents import jvp_einsum
 
 d = None  # d[x] is the tangent of x; templates are parsed, never run
 
@@ -69,7 +71,14 @@ def vdot(result, a, b):
 
 @tangent(np.linalg.cholesky)
 def cholesky(result, a, upper=False):
-    d[result] = jvp_cholesky(d[a], result, upper)
+    """dL = L phi(L^-1 dA L^-H), phi keeping the lower triangle and half
+    the diagonal; dA is the Hermitian matrix of the triangle NumPy reads.
+    Written with functions that have rules: forward over forward follows."""
+    low = np.where(upper, conjugate_transpose(numpy_cholesky(result)), numpy_cholesky(result))
+    inner = np.linalg.solve(low, conjugate_transpose(
+        np.linalg.solve(low, triangle_matrix(d[a], upper))))
+    dl = low @ (np.tril(inner) - 0.5 * np.triu(np.tril(inner)))
+    d[result] = np.where(upper, conjugate_transpose(dl), dl)
 
 
 @tangent(np.linalg.det)
@@ -98,8 +107,10 @@ def eigvals(result, a):
 
 @tangent(np.linalg.eigh)
 def eigh(result, a, UPLO="L"):
-    """Needs distinct eigenvalues."""
-    d[result] = jvp_eigh(d[a], result, UPLO)
+    """Needs distinct eigenvalues. With K = V^H dA V (dA from the triangle
+    UPLO): dw = Re diag(K), dV = V (F * K), F_ij = 1 / (w_j - w_i)."""
+    k = conjugate_transpose(result[1]) @ (triangle_matrix(d[a], UPLO) @ result[1])
+    d[result] = (np.real(np.diagonal(k, 0, -2, -1)), result[1] @ (inverse_gaps(result[0]) * k))
 
 
 @tangent(np.linalg.inv)
@@ -166,6 +177,22 @@ def svd(result, a, full_matrices=True, compute_uv=True, hermitian=False):
 
 
 # ---- the adjoints of the reverse rules --------------------------------------
+
+@tangent(conjugate_transpose)
+def conjugate_transpose_rule(result, x):
+    d[result] = conjugate_transpose(d[x])
+
+
+@tangent(triangle_matrix)
+def triangle_matrix_rule(result, a, upper=False):
+    d[result] = triangle_matrix(d[a], upper)
+
+
+@tangent(numpy_cholesky)
+def numpy_cholesky_rule(result, factor):
+    """The Dask guard: the identity."""
+    d[result] = d[factor]
+
 
 @tangent(inverse_gaps)
 def inverse_gaps_rule(result, w):

@@ -7,9 +7,8 @@ try:
     from scipy import linalg
 
     from tangent_ad.runtime import (
-        band_outer, banded_matmul, banded_transposed, matrix_transpose, permute_rows, real_matrix,
-        square_matrix, transpose_flag, unpermute_rows)
-    from tangent_ad.runtime.tangents import jvp_cholesky
+        band_outer, banded_matmul, banded_transposed, conjugate_transpose, matrix_transpose, permute_rows, real_matrix,
+        square_matrix, transpose_flag, triangle_matrix, unpermute_rows)
 except ImportError:  # no SciPy: no rules, and nothing else changes
     linalg = None
 
@@ -26,7 +25,12 @@ if linalg is not None:
 
     @tangent(linalg.cholesky)
     def cholesky(result, a, lower=False, check_finite=True):
-        d[result] = jvp_cholesky(d[a], result, 1 - lower)
+        """np.linalg.cholesky's rule, on the triangle SciPy reads."""
+        low = np.where(lower, result, conjugate_transpose(result))
+        inner = np.linalg.solve(low, conjugate_transpose(
+            np.linalg.solve(low, triangle_matrix(d[a], 1 - lower))))
+        dl = low @ (np.tril(inner) - 0.5 * np.triu(np.tril(inner)))
+        d[result] = np.where(lower, dl, conjugate_transpose(dl))
 
     @tangent(linalg.expm)
     def expm(result, A):
@@ -81,7 +85,7 @@ if linalg is not None:
         sym = np.where(lower, np.tril(t) + matrix_transpose(np.tril(t, -1)),
                        np.triu(t) + matrix_transpose(np.triu(t, 1)))
         inner = np.linalg.solve(low, matrix_transpose(np.linalg.solve(low, sym)))
-        dl = low @ (np.tril(inner) - 0.5 * inner * np.eye(np.shape(a)[-1]))
+        dl = low @ (np.tril(inner) - 0.5 * np.triu(np.tril(inner)))
         d[result] = (np.where(lower, dl, matrix_transpose(dl)) +
                      np.where(lower, np.triu(t, 1), np.tril(t, -1)), None)
 

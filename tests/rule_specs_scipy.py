@@ -2,8 +2,7 @@
 
 Imported by ``rule_specs.py``, whose ``Spec``, ``unary`` and ``binary``
 it uses; empty when SciPy is not installed, as its rules are not
-registered then. Every key here but scipy.linalg.cholesky is also
-checked to second order (``SECOND_ORDER_KEYS``: forward over reverse
+registered then. Every key here is also checked to second order (``SECOND_ORDER_KEYS``: forward over reverse
 and forward over forward).
 """
 from rule_specs import POSITIVE, Spec, binary, unary
@@ -194,6 +193,4 @@ else:
         Spec(scipy.signal.correlate, "np.imag(scipy.signal.correlate(x * (1 - 1j), y * (2 + 1j),"
              " 'full'))", x=(3, 2), y=(2, 2)),
     ]
-    # scipy.linalg.cholesky's tangent is jvp_cholesky, NumPy's, which has no
-    # forward rule yet (forward over forward of np.linalg is issue 14's other part)
-    SECOND_ORDER_KEYS = tuple({spec.key: None for spec in SPECS if spec.key is not la.cholesky})
+    SECOND_ORDER_KEYS = tuple({spec.key: None for spec in SPECS})

@@ -269,6 +269,7 @@ SECOND_ORDER_KEYS = (np.average, np.sign, np.std, np.var, np.power, operator.pow
                      np.linalg.eig, np.linalg.eigvals, np.linalg.lstsq,
                      np.nanvar, np.nanstd, np.nanmedian, np.nancumsum, np.nancumprod,
                      np.meshgrid, np.unwrap, np.linalg.matrix_power,
+                     np.linalg.cholesky, np.linalg.eigh,
                      np.fft.fft, np.fft.ifft, np.fft.fft2, np.fft.ifft2, np.fft.fftn, np.fft.ifftn,
                      np.fft.rfft, np.fft.rfft2, np.fft.rfftn, np.fft.irfft, np.fft.irfft2,
                      np.fft.irfftn, np.fft.fftshift, np.fft.ifftshift,
