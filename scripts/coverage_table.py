@@ -2,7 +2,8 @@
 
 The page is generated from the registry, so it lists exactly the rules
 that are loaded: one table per namespace (operators, numpy, numpy.linalg,
-numpy.fft, math, builtins, scipy.special, scipy.stats, scipy.linalg), one row per
+numpy.fft, math, builtins, scipy.special, scipy.stats, scipy.linalg,
+scipy.signal), one row per
 function, with its aliases, its modes, the orders of derivatives the
 rules give, and a note (the first line of the rule's docstring, or "zero
 derivative").
@@ -29,9 +30,9 @@ from tangent_ad.registry import REGISTRY
 from tangent_ad.templating import templates
 
 try:
-    from scipy import linalg as scipy_linalg, special, stats
+    from scipy import linalg as scipy_linalg, signal as scipy_signal, special, stats
 except ImportError:
-    scipy_linalg = special = stats = None
+    scipy_linalg = scipy_signal = special = stats = None
 
 PAGE = pathlib.Path(__file__).resolve().parent.parent / "docs" / "numpy-coverage.md"
 SCIPY_HEADING = "## scipy.special"
@@ -61,9 +62,11 @@ def _stats_methods():
 
 STATS_HEADING = "## scipy.stats"
 LINALG_HEADING = "## scipy.linalg"
+SIGNAL_HEADING = "## scipy.signal"
 NAMESPACES += [(STATS_HEADING, "scipy.stats.", _stats_methods()),
-               (LINALG_HEADING, "scipy.linalg.", scipy_linalg)]
-SCIPY_HEADINGS = (SCIPY_HEADING, STATS_HEADING, LINALG_HEADING)
+               (LINALG_HEADING, "scipy.linalg.", scipy_linalg),
+               (SIGNAL_HEADING, "scipy.signal.", scipy_signal)]
+SCIPY_HEADINGS = (SCIPY_HEADING, STATS_HEADING, LINALG_HEADING, SIGNAL_HEADING)
 
 HEADER = """\
 # NumPy coverage

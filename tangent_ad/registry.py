@@ -42,6 +42,7 @@ _BUILTIN_MODULES = (
     "tangent_ad.templates.scipy_stats",
     "tangent_ad.templates.scipy_stats_multivariate",
     "tangent_ad.templates.scipy_linalg",
+    "tangent_ad.templates.scipy_signal",
     "tangent_ad.templates.syntax_forward",
     "tangent_ad.templates.numpy_forward",
     "tangent_ad.templates.numpy_reductions_forward",
@@ -52,6 +53,7 @@ _BUILTIN_MODULES = (
     "tangent_ad.templates.builtins_forward",
     "tangent_ad.templates.scipy_special_forward",
     "tangent_ad.templates.scipy_linalg_forward",
+    "tangent_ad.templates.scipy_signal_forward",
     "tangent_ad.templates.runtime_forward",
 )
 

@@ -7,16 +7,20 @@ rank). Decompositions follow the matrix identities, e.g. the adjoint of
 ``eigvalsh`` read one triangle of their argument (the lower one unless
 told otherwise) as a symmetric matrix, so their adjoints are folded onto
 that triangle (``untriangle``) and are zero on the other, as NumPy's
-result does not depend on it.
+result does not depend on it. ``eig`` and ``eigvals`` read the whole
+matrix; their rules (``V^-T (diag(gw) + F * (V^T gv)) V^T``, with
+``F_ij = 1 / (w_j - w_i)``) and lstsq's are written with functions that
+have rules, so they have second derivatives.
 """
 import numpy as np
 
-from tangent_ad.registry import adjoint, nonholomorphic
+from tangent_ad.registry import adjoint, nonholomorphic, structured
 from tangent_ad.runtime import (
     grad_cholesky, grad_cross_lhs, grad_cross_rhs, grad_dot_lhs, grad_dot_rhs, grad_eigh_pair, grad_einsum,
     grad_kron_lhs, grad_kron_rhs, grad_matmul_lhs, grad_matmul_rhs,
     grad_solve_lhs, grad_solve_rhs, grad_svd, grad_tensordot_lhs, grad_tensordot_rhs,
-    matrix_transpose, real_matrix, unbroadcast, untriangle)
+    full_rank_matrix, inverse_gaps, matched_eigenvectors, matrix_transpose, real_matrix, residual_weights,
+    unbroadcast, untriangle)
 
 d = None  # d[x] is the adjoint of x; templates are parsed, never run
 
@@ -94,6 +98,32 @@ def det(result, a):
         matrix_transpose(np.linalg.inv(a))
 
 
+@adjoint(np.linalg.eig)
+def eig(result, a):
+    """Distinct eigenvalues; the vectors keep norm 1, their phase is free.
+
+    NumPy's eigenvectors have norm 1 and a phase of LAPACK's choosing: the
+    derivative keeps the norm and leaves the phase alone (JAX's
+    convention), so only functions of the vectors that do not depend on
+    their phase (np.abs(v), v v^H) have meaningful gradients. Not
+    holomorphic (the norm), in JAX's convention."""
+    v = result[1]
+    vt = matrix_transpose(v)
+    gv = d[result][1] - np.conj(v) * np.expand_dims(np.real(np.sum(d[result][1] * v, -2)), -2)
+    d[a] = np.linalg.solve(vt, (np.expand_dims(d[result][0], -1) * np.eye(np.shape(v)[-1]) +
+                                inverse_gaps(result[0]) * (vt @ gv)) @ vt)
+
+
+nonholomorphic(np.linalg.eig)
+
+
+@adjoint(np.linalg.eigvals)
+def eigvals(result, a):
+    """Needs distinct eigenvalues: V^-T diag(g) V^T (holomorphic)."""
+    vt = matrix_transpose(matched_eigenvectors(a, result))
+    d[a] = np.linalg.solve(vt, np.expand_dims(d[result], -1) * vt)
+
+
 @adjoint(np.linalg.eigh)
 def eigh(result, a, UPLO="L"):
     """Needs distinct eigenvalues. Reads the triangle UPLO of a."""
@@ -114,6 +144,38 @@ def eigvalsh(result, a, UPLO="L"):
     d[a] = untriangle((np.linalg.eigh(real_matrix(a, "np.linalg.eigvalsh"), UPLO)[1] *
                        np.expand_dims(d[result], -2)) @
                       matrix_transpose(np.linalg.eigh(a, UPLO)[1]), UPLO)
+
+
+@adjoint(np.linalg.lstsq)
+def lstsq(result, a, b, rcond=None):
+    """Real a of full rank; x, the residuals and the singular values.
+
+    x = pinv(a) b (either way: more rows or more columns); the residuals
+    |b - a x|^2 and the singular values are differentiated too, the rank
+    has no derivative."""
+    p = np.linalg.pinv(full_rank_matrix(a, result[2], "np.linalg.lstsq"))
+    pt = matrix_transpose(p)
+    x = np.reshape(result[0], (np.shape(a)[-1], -1))
+    gx = np.reshape(d[result][0], (np.shape(a)[-1], -1))
+    r = np.reshape(b, (np.shape(a)[0], -1)) - a @ x
+    gr = 2.0 * r * residual_weights(d[result][1], b)
+    d[b] = np.reshape(pt @ gx + gr, np.shape(b))
+    d[a] = r @ matrix_transpose(p @ (pt @ gx)) - (pt @ gx + gr) @ matrix_transpose(x) + \
+        (pt @ x) @ matrix_transpose(gx - matrix_transpose(a) @ (pt @ gx)) + \
+        grad_svd(d[result][3], result[3], a, True, False)
+
+
+structured(np.linalg.eig, np.linalg.lstsq)
+
+
+@adjoint(np.linalg.matrix_power)
+def matrix_power(result, a, n):
+    """Any integer n: the corner of matrix_power([[a^T, g], [0, a^T]], n)."""
+    m = np.shape(a)[-1]
+    at = matrix_transpose(a)
+    d[a] = np.linalg.matrix_power(np.concatenate((np.concatenate((at, d[result]), -1),
+                                                  np.concatenate((np.zeros_like(a), at), -1)),
+                                                 -2), n)[..., :m, m:]
 
 
 @adjoint(np.linalg.pinv)

@@ -10,7 +10,8 @@ import numpy as np
 from tangent_ad.registry import adjoint, nonholomorphic
 from tangent_ad.runtime import (
     grad_norm, unaverage, uncumsum, undiff, unreduce, unreduce_max, unreduce_mean,
-    unreduce_median, unreduce_var, unweights, weights_like)
+    unreduce_median, unreduce_nanvar, unreduce_var, unweights, unquantile, unquantile_q,
+    weights_like)
 
 d = None  # d[x] is the adjoint of x; templates are parsed, never run
 
@@ -73,6 +74,48 @@ def median(result, a, axis=None, keepdims=False):
     d[a] = unreduce_median(d[result], a, axis, keepdims)
 
 
+@adjoint(np.quantile)
+def quantile(result, a, q, axis=None, out=None, overwrite_input=False, method="linear",
+             keepdims=False):
+    """Method 'linear' only; at ties, argsort's order (JAX's convention).
+
+    Where q falls on a sorted value the interval above it is taken."""
+    d[a] = unquantile(d[result], a, q, axis, keepdims, method, 1.0, False, overwrite_input)
+    d[q] = unquantile_q(d[result], a, a, q, axis, keepdims, method, 1.0, False, overwrite_input)
+
+
+@adjoint(np.percentile)
+def percentile(result, a, q, axis=None, out=None, overwrite_input=False, method="linear",
+               keepdims=False):
+    """np.quantile of q / 100."""
+    d[a] = unquantile(d[result], a, q, axis, keepdims, method, 100.0, False, overwrite_input)
+    d[q] = unquantile_q(d[result], a, a, q, axis, keepdims, method, 100.0, False,
+                        overwrite_input)
+
+
+@adjoint(np.nanquantile)
+def nanquantile(result, a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                keepdims=False):
+    """np.quantile of the elements that are not NaN (they get a zero adjoint)."""
+    d[a] = unquantile(d[result], a, q, axis, keepdims, method, 1.0, True, overwrite_input)
+    d[q] = unquantile_q(d[result], a, a, q, axis, keepdims, method, 1.0, True, overwrite_input)
+
+
+@adjoint(np.nanpercentile)
+def nanpercentile(result, a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                  keepdims=False):
+    """np.nanquantile of q / 100."""
+    d[a] = unquantile(d[result], a, q, axis, keepdims, method, 100.0, True, overwrite_input)
+    d[q] = unquantile_q(d[result], a, a, q, axis, keepdims, method, 100.0, True,
+                        overwrite_input)
+
+
+@adjoint(np.nanmedian)
+def nanmedian(result, a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """np.nanquantile(a, 0.5): the middle one or two of the elements that are not NaN."""
+    d[a] = unquantile(d[result], a, 0.5, axis, keepdims, "linear", 1.0, True, overwrite_input)
+
+
 @adjoint(np.nanmean)
 def nanmean(result, a, axis=None, keepdims=False):
     """NaN elements get a zero adjoint."""
@@ -126,4 +169,29 @@ def var(result, a, axis=None, ddof=0, keepdims=False):
     d[a] = unreduce_var(np.real(d[result]), a, axis, ddof, keepdims)
 
 
-nonholomorphic(np.std, np.var)  # |x - mean|^2 of complex entries
+@adjoint(np.nanstd)
+def nanstd(result, a, axis=None, ddof=0, keepdims=False):
+    """np.std of the elements that are not NaN (0 where the deviation is 0)."""
+    d[a] = unreduce_nanvar(np.real(d[result]) * 0.5 / (result + (result == 0)), a, axis, ddof,
+                           keepdims)
+
+
+@adjoint(np.nanvar)
+def nanvar(result, a, axis=None, ddof=0, keepdims=False):
+    """np.var of the elements that are not NaN (they get a zero adjoint)."""
+    d[a] = unreduce_nanvar(np.real(d[result]), a, axis, ddof, keepdims)
+
+
+@adjoint(np.nancumsum)
+def nancumsum(result, a, axis=None):
+    """np.cumsum with NaNs read as 0 (they get a zero adjoint)."""
+    d[a] = uncumsum(d[result], a, axis) * ~np.isnan(a)
+
+
+@adjoint(np.nancumprod)
+def nancumprod(result, a, axis=None):
+    """np.cumprod with NaNs read as 1; divides by the input, as np.cumprod."""
+    d[a] = uncumsum(d[result] * result, a, axis) / np.where(np.isnan(a), 1.0, a) * ~np.isnan(a)
+
+
+nonholomorphic(np.std, np.var, np.nanstd, np.nanvar)  # |x - mean|^2 of complex entries

@@ -11,8 +11,8 @@ import numpy as np
 
 from tangent_ad.registry import tangent
 from tangent_ad.runtime import (
-    grad_norm, jvp_mean, unreduce, unreduce_max, unreduce_median, unreduce_var,
-    weights_like)
+    grad_norm, jvp_mean, quantile_of, quantile_step, unquantile, unquantile_q, unquantile_step,
+    unreduce, unreduce_max, unreduce_median, unreduce_nanvar, unreduce_var, weights_like)
 
 d = None  # d[x] is the tangent of x; templates are parsed, never run
 
@@ -75,6 +75,65 @@ def median(result, a, axis=None, keepdims=False):
     d[result] = np.sum(share * d[a], axis, keepdims=keepdims)
 
 
+@tangent(np.quantile)
+def quantile(result, a, q, axis=None, out=None, overwrite_input=False, method="linear",
+             keepdims=False):
+    """Method 'linear' only; at ties, the order argsort gives (JAX's)."""
+    d[result] = quantile_of(d[a], a, q, axis, keepdims, method, 1.0, False, overwrite_input) + \
+        quantile_step(a, a, q, d[q], axis, keepdims, method, 1.0, False, overwrite_input)
+
+
+@tangent(np.percentile)
+def percentile(result, a, q, axis=None, out=None, overwrite_input=False, method="linear",
+               keepdims=False):
+    d[result] = quantile_of(d[a], a, q, axis, keepdims, method, 100.0, False,
+                            overwrite_input) + \
+        quantile_step(a, a, q, d[q], axis, keepdims, method, 100.0, False, overwrite_input)
+
+
+@tangent(np.nanquantile)
+def nanquantile(result, a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                keepdims=False):
+    d[result] = quantile_of(d[a], a, q, axis, keepdims, method, 1.0, True, overwrite_input) + \
+        quantile_step(a, a, q, d[q], axis, keepdims, method, 1.0, True, overwrite_input)
+
+
+@tangent(np.nanpercentile)
+def nanpercentile(result, a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                  keepdims=False):
+    d[result] = quantile_of(d[a], a, q, axis, keepdims, method, 100.0, True,
+                            overwrite_input) + \
+        quantile_step(a, a, q, d[q], axis, keepdims, method, 100.0, True, overwrite_input)
+
+
+@tangent(np.nanmedian)
+def nanmedian(result, a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    d[result] = quantile_of(d[a], a, 0.5, axis, keepdims, "linear", 1.0, True, overwrite_input)
+
+
+@tangent(np.nanstd)
+def nanstd(result, a, axis=None, ddof=0, keepdims=False):
+    slope = unreduce_nanvar(0.5 / (result + (result == 0)), a, axis, ddof, keepdims)
+    d[result] = np.real(np.sum(slope * d[a], axis, keepdims=keepdims))
+
+
+@tangent(np.nanvar)
+def nanvar(result, a, axis=None, ddof=0, keepdims=False):
+    slope = unreduce_nanvar(np.ones_like(result), a, axis, ddof, keepdims)
+    d[result] = np.real(np.sum(slope * d[a], axis, keepdims=keepdims))
+
+
+@tangent(np.nancumsum)
+def nancumsum(result, a, axis=None):
+    d[result] = np.cumsum(np.where(np.isnan(a), 0.0, d[a]), axis)
+
+
+@tangent(np.nancumprod)
+def nancumprod(result, a, axis=None):
+    d[result] = result * np.cumsum(np.where(np.isnan(a), 0.0, d[a] / np.where(np.isnan(a), 1.0, a)),
+                                   axis)
+
+
 @tangent(np.nanmean)
 def nanmean(result, a, axis=None, keepdims=False):
     """NaN elements do not count."""
@@ -126,3 +185,51 @@ def var(result, a, axis=None, ddof=0, keepdims=False):
     """Real for complex entries, whose slope unreduce_var conjugates."""
     slope = unreduce_var(np.ones_like(result), a, axis, ddof, keepdims)
     d[result] = np.real(np.sum(slope * d[a], axis, keepdims=keepdims))
+
+
+# ---- the quantiles' helpers: linear in what they move -------------------------
+# (gamma, the place of q between two sorted values, is linear in q)
+
+@tangent(quantile_of)
+def quantile_of_rule(result, t, a, q, axis=None, keepdims=False, method="linear", per=1.0,
+                     nan=False, overwrite_input=False):
+    d[result] = quantile_of(d[t], a, q, axis, keepdims, method, per, nan, overwrite_input) + \
+        quantile_step(t, a, q, d[q], axis, keepdims, method, per, nan, overwrite_input)
+
+
+@tangent(quantile_step)
+def quantile_step_rule(result, t, a, q, dq, axis=None, keepdims=False, method="linear",
+                       per=1.0, nan=False, overwrite_input=False):
+    d[result] = quantile_step(d[t], a, q, dq, axis, keepdims, method, per, nan,
+                              overwrite_input) + \
+        quantile_step(t, a, q, d[dq], axis, keepdims, method, per, nan, overwrite_input)
+
+
+@tangent(unquantile)
+def unquantile_rule(result, g, a, q, axis=None, keepdims=False, method="linear", per=1.0,
+                    nan=False, overwrite_input=False):
+    d[result] = unquantile(d[g], a, q, axis, keepdims, method, per, nan, overwrite_input) + \
+        unquantile_step(g, a, q, d[q], axis, keepdims, method, per, nan, overwrite_input)
+
+
+@tangent(unquantile_step)
+def unquantile_step_rule(result, g, a, q, dq, axis=None, keepdims=False, method="linear",
+                         per=1.0, nan=False, overwrite_input=False):
+    d[result] = unquantile_step(d[g], a, q, dq, axis, keepdims, method, per, nan,
+                                overwrite_input) + \
+        unquantile_step(g, a, q, d[dq], axis, keepdims, method, per, nan, overwrite_input)
+
+
+@tangent(unquantile_q)
+def unquantile_q_rule(result, g, t, a, q, axis=None, keepdims=False, method="linear", per=1.0,
+                      nan=False, overwrite_input=False):
+    d[result] = unquantile_q(d[g], t, a, q, axis, keepdims, method, per, nan,
+                             overwrite_input) + \
+        unquantile_q(g, d[t], a, q, axis, keepdims, method, per, nan, overwrite_input)
+
+
+@tangent(unreduce_nanvar)
+def unreduce_nanvar_rule(result, g, x, axis=None, ddof=0, keepdims=False, valid_from=None):
+    """Linear in g and in x; which elements count does not vary."""
+    d[result] = unreduce_nanvar(d[g], x, axis, ddof, keepdims, valid_from) + \
+        unreduce_nanvar(g, d[x], axis, ddof, keepdims, x if valid_from is None else valid_from)

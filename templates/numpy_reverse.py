@@ -281,7 +281,7 @@ zero_derivative(
     np.isscalar, np.less, np.less_equal, np.logical_and, np.logical_not,
     np.logical_or, np.logical_xor, np.not_equal, np.signbit,
     # indices and counts
-    np.argmax, np.argmin, np.argpartition, np.argsort, np.argwhere,
+    np.argmax, np.argmin, np.argpartition, np.argsort, np.argwhere, np.nanargmax, np.nanargmin,
     np.count_nonzero, np.flatnonzero, np.nonzero, np.searchsorted,
     # shapes, types, and arrays made from shapes
     np.empty, np.empty_like, np.eye, np.identity, np.ndim, np.ones,

@@ -56,6 +56,11 @@ if special is not None:
             "x1": None, "x2": "np.exp((x1 - 1.0) * np.log(x2) - x2 - special.gammaln(x1))"},
         special.gammaincc: {
             "x1": None, "x2": "-np.exp((x1 - 1.0) * np.log(x2) - x2 - special.gammaln(x1))"},
+        # betainc(a, b, x): the beta density in x; no closed form in a, b
+        special.betainc: {
+            "x1": None, "x2": None,
+            "x3": "np.exp((x1 - 1.0) * np.log(x3) + (x2 - 1.0) * np.log1p(-x3) - "
+                  "special.betaln(x1, x2))"},
         # Bessel functions of x, or of x2 at the order x1 (not differentiated)
         special.j0: "-special.j1(x)",
         special.j1: "0.5 * (special.j0(x) - special.jv(2.0, x))",

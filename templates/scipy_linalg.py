@@ -4,7 +4,11 @@ rules of their own (so second derivatives follow): the adjoint of a
 triangular solve is a triangular solve with the transpose, that of
 ``expm`` the corner of ``expm`` of a block matrix (Najfeld and Havel's
 identity), that of ``sqrtm`` and of ``solve_sylvester`` a Sylvester
-equation with the transposes.
+equation with the transposes. The factor pairs of ``lu_factor`` and
+``cho_factor`` are tuples: the solves with them have adjoints in the
+factor (through the matrix it factors), and the factorizations adjoints
+in their argument, so that a solve with a factor pair differentiates as
+a solve with the matrix.
 """
 from tangent_ad.registry import adjoint, nonholomorphic, structured
 
@@ -12,7 +16,9 @@ try:
     import numpy as np
     from scipy import linalg
 
-    from tangent_ad.runtime import grad_cholesky, matrix_transpose, unblock_diag, untriangle
+    from tangent_ad.runtime import (
+        band_outer, banded_transposed, grad_cholesky, matrix_transpose, permute_rows,
+        real_matrix, square_matrix, transpose_flag, unblock_diag, unpermute_rows, untriangle)
 except ImportError:  # no SciPy: no rules, and nothing else changes
     linalg = None
 
@@ -66,3 +72,80 @@ if linalg is not None:
         d[arrs] = unblock_diag(d[result], arrs)
 
     structured(linalg.block_diag)
+
+    # ---- factor pairs ---------------------------------------------------------
+
+    @adjoint(linalg.lu_factor)
+    def lu_factor(result, a, overwrite_a=False, check_finite=True):
+        """Square a = P L U; (lu, piv) is a structure, piv has no derivative.
+
+        L is unit lower below the diagonal of lu, U upper. With
+        X = L^-1 P^T da U^-1, d lu is L tril(X, -1) + triu(X) U; its
+        adjoint is P L^-T X' U^-T."""
+        n = np.shape(square_matrix(a, "scipy.linalg.lu_factor"))[-1]
+        lower = np.tril(result[0], -1) + np.eye(n)
+        upper = np.triu(result[0])
+        inner = np.tril(matrix_transpose(lower) @ np.tril(d[result][0], -1), -1) + \
+            np.triu(np.triu(d[result][0]) @ matrix_transpose(upper))
+        left = linalg.solve_triangular(lower, inner, 1, True)
+        d[a] = permute_rows(result[1], matrix_transpose(
+            linalg.solve_triangular(upper, matrix_transpose(left), 0, False)))
+
+    @adjoint(linalg.lu_solve)
+    def lu_solve(result, lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
+        """trans 0 (a x = b) or 1 (a^T x = b); lu's adjoint via a = P L U.
+
+        The adjoint of a, -gb x^T, reaches lu through a = P L U (piv is
+        an integer)."""
+        flag = transpose_flag(trans)
+        gb = linalg.lu_solve(lu_and_piv, d[result], 1 - flag)
+        d[b] = gb
+        n = np.shape(b)[0]
+        g2 = np.reshape(gb, (n, -1))
+        x2 = np.reshape(result, (n, -1))
+        pa = unpermute_rows(lu_and_piv[1], -((1 - flag) * (g2 @ matrix_transpose(x2)) +
+                                             flag * (x2 @ matrix_transpose(g2))))
+        d[lu_and_piv] = (
+            np.tril(pa @ matrix_transpose(np.triu(lu_and_piv[0])), -1) +
+            np.triu(matrix_transpose(np.tril(lu_and_piv[0], -1) + np.eye(n)) @ pa), None)
+
+    @adjoint(linalg.cho_factor)
+    def cho_factor(result, a, lower=False, overwrite_a=False, check_finite=True):
+        """Real a; c's other triangle is a's own, its adjoint passes through.
+
+        result = (c, lower): the factor in one triangle of c (read from
+        that triangle of a), and in the other a's own entries, which SciPy
+        leaves there."""
+        factor = np.where(lower, np.tril(result[0]), np.triu(result[0]))
+        g = real_matrix(d[result][0], "scipy.linalg.cho_factor")
+        d[a] = untriangle(grad_cholesky(np.where(lower, np.tril(g), np.triu(g)), factor,
+                                        1 - lower), 1 - lower) + \
+            np.where(lower, np.triu(g, 1), np.tril(g, -1))
+
+    @adjoint(linalg.cho_solve)
+    def cho_solve(result, c_and_lower, b, overwrite_b=False, check_finite=True):
+        """Real factors: a = U^T U (or L L^T) from c's factor triangle.
+
+        The factor's adjoint is U (s + s^T) (or (s + s^T) L), s = -gb x^T."""
+        gb = linalg.cho_solve(c_and_lower, real_matrix(d[result], "scipy.linalg.cho_solve"))
+        d[b] = gb
+        n = np.shape(b)[0]
+        abar = -np.reshape(gb, (n, -1)) @ matrix_transpose(np.reshape(result, (n, -1)))
+        sym = abar + matrix_transpose(abar)
+        factor = np.where(c_and_lower[1], np.tril(c_and_lower[0]), np.triu(c_and_lower[0]))
+        d[c_and_lower] = (np.where(c_and_lower[1], np.tril(sym @ factor),
+                                   np.triu(factor @ sym)), None)
+
+    @adjoint(linalg.solve_banded)
+    def solve_banded(result, l_and_u, ab, b, overwrite_ab=False, overwrite_b=False,
+                     check_finite=True):
+        """In b and ab (a[i, j] = ab[u + i - j, j]); l_and_u is constant.
+
+        The adjoint of b is a banded solve with a^T, that of ab the band
+        of -gb x^T."""
+        gb = linalg.solve_banded((l_and_u[1], l_and_u[0]), banded_transposed(l_and_u, ab),
+                                 d[result])
+        d[b] = gb
+        d[ab] = -band_outer(l_and_u, gb, result, ab)
+
+    structured(linalg.lu_factor, linalg.lu_solve, linalg.cho_factor, linalg.cho_solve)

@@ -100,4 +100,15 @@ if stats is not None:
         **distribution_functions(stats.beta, "a", "b"),
         stats.poisson.logpmf: {"k": None, "mu": "k / mu - 1.0", "loc=0": None},
         stats.poisson.pmf: {"k": None, "mu": "y * (k / mu - 1.0)", "loc=0": None},
+        # d/dmu P(X <= k) = -pmf(floor(k)): the mass that leaves the count
+        stats.poisson.cdf: {"k": None, "mu": "-stats.poisson.pmf(np.floor(k - loc), mu=mu)",
+                            "loc=0": None},
+        stats.poisson.sf: {"k": None, "mu": "stats.poisson.pmf(np.floor(k - loc), mu=mu)",
+                           "loc=0": None},
+        stats.poisson.logcdf: {
+            "k": None, "mu": "-np.exp(stats.poisson.logpmf(np.floor(k - loc), mu=mu) - y)",
+            "loc=0": None},
+        stats.poisson.logsf: {
+            "k": None, "mu": "np.exp(stats.poisson.logpmf(np.floor(k - loc), mu=mu) - y)",
+            "loc=0": None},
     })

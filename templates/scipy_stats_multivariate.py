@@ -1,7 +1,7 @@
 """``scipy.stats.multivariate_normal``'s log density and density, in
 both modes, in the points, the mean and the covariance, and
-``scipy.stats.dirichlet``'s log density in the points and the
-concentrations; registered only when SciPy is installed.
+``scipy.stats.dirichlet``'s log density and density in the points and
+the concentrations; registered only when SciPy is installed.
 
 With ``r = x - mean`` and ``alpha = cov^-1 r`` (one row per point):
 d/dx = -alpha, d/dmean = alpha, d/dcov = (alpha alpha^T - cov^-1) / 2.
@@ -73,3 +73,18 @@ if stats is not None:
         da = np.reshape(d[alpha], np.shape(alpha) + (1,) * (np.ndim(x) - 1))
         d[result] = np.sum((a - 1.0) / x * d[x] + np.log(x) * da, 0) + \
             np.sum((special.psi(np.sum(alpha)) - special.psi(alpha)) * d[alpha])
+
+    @adjoint(stats.dirichlet.pdf)
+    def dirichlet_pdf(result, x, alpha):
+        """exp of the log density: its adjoints times the density."""
+        a = np.reshape(alpha, np.shape(alpha) + (1,) * (np.ndim(x) - 1))
+        d[x] = d[result] * result * (a - 1.0) / x
+        d[alpha] = np.sum(np.reshape(d[result] * result * np.log(x), (np.shape(x)[0], -1)), -1) + \
+            np.sum(d[result] * result) * (special.psi(np.sum(alpha)) - special.psi(alpha))
+
+    @tangent(stats.dirichlet.pdf)
+    def dirichlet_pdf_tangent(result, x, alpha):
+        a = np.reshape(alpha, np.shape(alpha) + (1,) * (np.ndim(x) - 1))
+        da = np.reshape(d[alpha], np.shape(alpha) + (1,) * (np.ndim(x) - 1))
+        d[result] = result * (np.sum((a - 1.0) / x * d[x] + np.log(x) * da, 0) +
+                              np.sum((special.psi(np.sum(alpha)) - special.psi(alpha)) * d[alpha]))

@@ -2,14 +2,14 @@
 
 Imported by ``rule_specs.py``, whose ``Spec``, ``unary`` and ``binary``
 it uses; empty when SciPy is not installed, as its rules are not
-registered then. Every key here but scipy.linalg.cholesky is also
-checked to second order (``SECOND_ORDER_KEYS``: forward over reverse
+registered then. Every key here is also checked to second order (``SECOND_ORDER_KEYS``: forward over reverse
 and forward over forward).
 """
 from rule_specs import POSITIVE, Spec, binary, unary
 
 try:
     import scipy.linalg
+    import scipy.signal
     import scipy.special
     import scipy.stats
 except ImportError:  # SciPy is optional
@@ -51,6 +51,9 @@ else:
         *binary(sp.xlog1py, "scipy.special.xlog1py(x, y)", domain={"y": POSITIVE}),
         Spec(sp.gammainc, "scipy.special.gammainc(2.5, x)", x=(3,), domain=POSITIVE),
         Spec(sp.gammaincc, "scipy.special.gammaincc(1.5, x)", x=(2, 2), domain=POSITIVE),
+        Spec(sp.betainc, "scipy.special.betainc(2.5, 1.5, x)", x=(3,), domain=(0.1, 0.9)),
+        Spec(sp.betainc, "scipy.special.betainc(np.array([0.5, 3.0]), 2.0, x)", x=(2, 2),
+             domain=(0.1, 0.9)),
         Spec(sp.jv, "scipy.special.jv(1.5, x)", x=(3,), domain=(0.5, 3.0)),
         Spec(sp.jv, "scipy.special.jv(2, x)", x=(2, 2), domain=(-3.0, 3.0)),
         Spec(sp.yn, "scipy.special.yn(2, x)", x=(3,), domain=(0.5, 3.0)),
@@ -114,6 +117,20 @@ else:
         Spec(st.poisson.logpmf, "scipy.stats.poisson.logpmf(np.arange(3), mu=m)", m=(3,),
              domain=POSITIVE),
         Spec(st.poisson.pmf, "scipy.stats.poisson.pmf(2, mu=m)", m=(2, 2), domain=POSITIVE),
+        Spec(st.poisson.cdf, "scipy.stats.poisson.cdf(np.arange(3), mu=m)", m=(3,),
+             domain=POSITIVE),
+        Spec(st.poisson.cdf, "scipy.stats.poisson.cdf(2.5, mu=m, loc=1)", m=(2, 2),
+             domain=POSITIVE),
+        Spec(st.poisson.sf, "scipy.stats.poisson.sf(np.array([0.0, 2.0, 4.0]), mu=m)", m=None,
+             domain=POSITIVE),
+        Spec(st.poisson.logcdf, "scipy.stats.poisson.logcdf(np.arange(3), mu=m)", m=(3,),
+             domain=POSITIVE),
+        Spec(st.poisson.logsf, "scipy.stats.poisson.logsf(2.5, mu=m, loc=1)", m=(2, 2),
+             domain=POSITIVE),
+        Spec(st.dirichlet.pdf, "scipy.stats.dirichlet.pdf(scipy.special.softmax(u), a)",
+             u=(3,), a=(3,), domain={"a": (1.5, 3.0)}),
+        Spec(st.dirichlet.pdf, "scipy.stats.dirichlet.pdf("
+             "scipy.special.softmax(u, axis=0), a)", u=(3, 2), a=(3,), domain={"a": (1.5, 3.0)}),
     ]
     la = scipy.linalg
     SPD = "x @ x.T + 3.0 * np.eye(3)"
@@ -135,7 +152,45 @@ else:
         Spec(la.block_diag, "scipy.linalg.block_diag(x, s, y) * 2.0", x=(2, 3), s=None, y=(1, 2)),
         Spec(la.solve_sylvester, "scipy.linalg.solve_sylvester(x + 3.0 * np.eye(3), "
              "y + 3.0 * np.eye(2), q)", x=(3, 3), y=(2, 2), q=(3, 2)),
+        # factor pairs: (lu, piv) and (c, lower)
+        Spec(la.lu_factor, "scipy.linalg.lu_factor(x + 3.0 * np.eye(3))[0]", x=(3, 3)),
+        Spec(la.lu_factor, "scipy.linalg.lu_factor(x)[0]", x=(4, 4)),
+        Spec(la.lu_solve, "scipy.linalg.lu_solve(scipy.linalg.lu_factor(x + 3.0 * np.eye(3)), y)",
+             x=(3, 3), y=(3,)),
+        Spec(la.lu_solve, "scipy.linalg.lu_solve(scipy.linalg.lu_factor(x), y, trans=1)",
+             x=(3, 3), y=(3, 2)),
+        Spec(la.lu_solve, "scipy.linalg.lu_solve((np.triu(x) + 3.0 * np.eye(3), "
+             "np.array([2, 1, 2])), y)", x=(3, 3), y=(3, 2)),
+        Spec(la.cho_factor, f"scipy.linalg.cho_factor({SPD})[0]", x=(3, 4)),
+        Spec(la.cho_factor, f"scipy.linalg.cho_factor({SPD} + y, lower=True)[0]", x=(3, 2),
+             y=(3, 3)),
+        Spec(la.cho_solve, f"scipy.linalg.cho_solve(scipy.linalg.cho_factor({SPD}), y)",
+             x=(3, 2), y=(3,)),
+        Spec(la.cho_solve, f"scipy.linalg.cho_solve(scipy.linalg.cho_factor({SPD} + z, True), y)",
+             x=(3, 3), z=(3, 3), y=(3, 2)),
+        Spec(la.cho_solve, "scipy.linalg.cho_solve((np.tril(x) + 3.0 * np.eye(3), True), y)",
+             x=(3, 3), y=(3, 2)),
+        # banded storage, a[i, j] = ab[u + i - j, j]; a dominant diagonal inside
+        Spec(la.solve_banded, "scipy.linalg.solve_banded((1, 1), x + np.array([[0.0], [4.0], "
+             "[0.0]]), y)", x=(3, 4), y=(4,)),
+        Spec(la.solve_banded, "scipy.linalg.solve_banded((2, 0), x + np.array([[4.0], [0.0], "
+             "[0.0]]), y)", x=(3, 5), y=(5, 2)),
+        Spec(la.solve_banded, "scipy.linalg.solve_banded((0, 1), x + 4.0 * np.array([0.0, 1.0])"
+             "[:, None], y)", x=(2, 3), y=(3, 2)),
+        # ---- scipy.signal: N-d convolutions ---------------------------------------
+        Spec(scipy.signal.convolve, "scipy.signal.convolve(x, y)", x=(5,), y=(3,)),
+        Spec(scipy.signal.convolve, "scipy.signal.convolve(x, y, 'same')", x=(3, 4), y=(2, 3)),
+        Spec(scipy.signal.convolve, "scipy.signal.convolve(x, y, mode='valid')", x=(2, 3), y=(4, 5)),
+        Spec(scipy.signal.convolve, "scipy.signal.convolve(x, y, 'same', 'fft')", x=(2, 2), y=(3, 4)),
+        Spec(scipy.signal.convolve, "scipy.signal.convolve(x, y, 'full', method='direct')",
+             x=(2, 3, 2), y=(2, 2, 2)),
+        Spec(scipy.signal.convolve, "np.real(scipy.signal.convolve(x * (1 + 2j), y, 'valid'))",
+             x=(4, 3), y=(2, 2)),
+        Spec(scipy.signal.correlate, "scipy.signal.correlate(x, y)", x=(5,), y=(3,)),
+        Spec(scipy.signal.correlate, "scipy.signal.correlate(x, y, 'same')", x=(3, 4), y=(2, 3)),
+        Spec(scipy.signal.correlate, "scipy.signal.correlate(x, y, 'valid')", x=(2, 3), y=(4, 5)),
+        Spec(scipy.signal.correlate, "scipy.signal.correlate(x, y, mode='same')", x=(3,), y=(5,)),
+        Spec(scipy.signal.correlate, "np.imag(scipy.signal.correlate(x * (1 - 1j), y * (2 + 1j),"
+             " 'full'))", x=(3, 2), y=(2, 2)),
     ]
-    # scipy.linalg.cholesky's tangent is jvp_cholesky, NumPy's, which has no
-    # forward rule yet (forward over forward of np.linalg is issue 14's other part)
-    SECOND_ORDER_KEYS = tuple({spec.key: None for spec in SPECS if spec.key is not la.cholesky})
+    SECOND_ORDER_KEYS = tuple({spec.key: None for spec in SPECS})

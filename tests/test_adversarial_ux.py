@@ -61,9 +61,8 @@ def uses_fft(x):
     return np.sum(np.fft.hfft(x) ** 2)  # hfft has no rule
 
 
-def uses_lstsq(x):
-    a = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 7.0]])
-    return np.sum(np.linalg.lstsq(a, x, rcond=None)[0])
+def uses_polyfit(x):
+    return np.sum(np.polyfit(np.arange(3.0), x, 1))  # polyfit has no rule (lstsq has one now)
 
 
 def uses_ufunc_reduce(x):
@@ -120,7 +119,7 @@ def uses_getattr_call(x):
 REFUSED = [
     (uses_try, 0.7), (uses_global, 0.7), (uses_yield, 0.7),
     (uses_setcomp, 0.7), (uses_kwargs, 0.7), (uses_fft, X3),
-    (uses_lstsq, X3), (uses_ufunc_reduce, X3), (uses_fstring, 0.7),
+    (uses_polyfit, X3), (uses_ufunc_reduce, X3), (uses_fstring, 0.7),
     (uses_lambda_in_dict, 0.7), (uses_nonlocal, 0.7),
     (uses_vectorize, X3), (uses_getattr_call, 0.7),
 ]

@@ -264,16 +264,21 @@ def test_a_reduction_to_one_element(reduction, shape, axis, keepdims, dtype):
 SECOND_ORDER_KEYS = (np.average, np.sign, np.std, np.var, np.power, operator.pow,
                      c_concat, r_concat, np.einsum, np.cross, np.gradient, np.select,
                      np.linalg.pinv, np.linalg.eigvalsh, np.nanmax, np.nanmin, np.nanprod,
-                     np.convolve,
+                     np.convolve, np.correlate, np.interp, np.polyval, np.trapezoid,
+                     np.quantile, np.percentile, np.nanquantile, np.nanpercentile,
+                     np.linalg.eig, np.linalg.eigvals, np.linalg.lstsq,
+                     np.nanvar, np.nanstd, np.nanmedian, np.nancumsum, np.nancumprod,
+                     np.meshgrid, np.unwrap, np.linalg.matrix_power,
+                     np.linalg.cholesky, np.linalg.eigh,
                      np.fft.fft, np.fft.ifft, np.fft.fft2, np.fft.ifft2, np.fft.fftn, np.fft.ifftn,
                      np.fft.rfft, np.fft.rfft2, np.fft.rfftn, np.fft.irfft, np.fft.irfft2,
                      np.fft.irfftn, np.fft.fftshift, np.fft.ifftshift,
                      *SCIPY_SECOND_ORDER_KEYS)
 
 
-# np.linalg.svd has second derivatives of its singular values alone
-# (the vectors' raise NotImplementedError: see tangent_ad/runtime/svd.py)
-SECOND_ORDER_EXPRESSIONS = ("compute_uv=False",)
+# np.linalg.svd: its vectors' second derivatives evaluate the first ones on
+# dual numbers (tangent_ad/runtime/svd_formulas.py)
+SECOND_ORDER_EXPRESSIONS = ("np.linalg.svd",)
 
 
 @pytest.mark.parametrize("spec", [pytest.param(spec, id=spec.id) for spec in SPECS
@@ -290,3 +295,50 @@ def test_second_order_of_a_rule(spec, rule_functions):
     directions = tuple(np.full_like(a, 0.7) if isinstance(a, np.ndarray) else 0.7
                        for a in args[:len(wrt)])
     check_jvp(jf, tad.jvp(jf, wrt=wrt), (*args, *directions), wrt=wrt, **tol)
+
+
+# ---- np.interp where it is not differentiable ----------------------------------
+# At a knot the slope is that of the interval to the right (to the inside at
+# the first and last knots), JAX's convention; outside the knots it is 0.
+
+def interp_at(x):
+    return np.sum(np.interp(x, np.array([0.0, 1.0, 3.0]), np.array([0.0, 2.0, 3.0])))
+
+
+@pytest.mark.parametrize("x, slope", [(0.0, 2.0), (1.0, 0.5), (3.0, 0.5), (-1.0, 0.0), (4.0, 0.0)])
+def test_interp_at_a_knot_takes_the_slope_to_the_right(x, slope):
+    assert tad.grad(interp_at)(x) == slope
+    assert tad.jvp(interp_at)(x, 1.0)[1] == slope
+
+
+@pytest.mark.parametrize("method", ["nearest", "lower", "midpoint", "weibull"])
+def test_a_quantile_by_another_method_is_refused(method):
+    def f(x):
+        return np.quantile(x, 0.3, method=method)
+    with pytest.raises(tad.TangentADError, match="method='linear' only"):
+        tad.grad(f)(np.arange(5.0))
+    with pytest.raises(tad.TangentADError, match="method='linear' only"):
+        tad.jvp(f)(np.arange(5.0), np.ones(5))
+
+
+def test_a_quantile_that_overwrites_its_input_is_refused():
+    def f(x):
+        return np.percentile(x, 30.0, overwrite_input=True)
+    with pytest.raises(tad.TangentADError, match="overwrite_input"):
+        tad.grad(f)(np.array([3.0, 1.0, 2.0]))
+
+
+# ---- np.linalg.lstsq: the solution's derivative at full rank only ---------------
+
+def lstsq_solution(a, b):
+    return np.sum(np.linalg.lstsq(a, b)[0])
+
+
+def test_lstsq_of_a_rank_deficient_matrix_is_refused():
+    a = np.array([[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]])
+    b = np.array([1.0, 0.0, 2.0])
+    for df in (tad.grad(lstsq_solution, wrt=(0, 1)),):
+        with pytest.raises(tad.TangentADError, match="full rank"):
+            df(a, b)
+    with pytest.raises(tad.TangentADError, match="full rank"):
+        tad.jvp(lstsq_solution, wrt=(0, 1))(a, b, np.ones_like(a), np.ones_like(b))

@@ -21,6 +21,14 @@ def bessel_in_order(v, x):
     return np.sum(special.jv(v, x))
 
 
+def betainc_in_a(a, x):
+    return np.sum(special.betainc(a, 2.0, x))
+
+
+def betainc_in_b(b, x):
+    return np.sum(special.betainc(2.0, b, x))
+
+
 def norm_by_position(x, m):
     return np.sum(stats.norm.logpdf(x, m))
 
@@ -32,6 +40,14 @@ def test_an_argument_without_a_closed_form_is_refused(f, make):
         make(f, wrt=(0,))
     assert "with respect to its argument 'x1'" in str(info.value)
     assert info.value.lineno is not None
+
+
+@pytest.mark.parametrize("make", [tad.grad, tad.jvp], ids=["grad", "jvp"])
+@pytest.mark.parametrize("f, param", [(betainc_in_a, "x1"), (betainc_in_b, "x2")])
+def test_betainc_is_refused_in_its_shape_parameters(f, param, make):
+    with pytest.raises(NoDerivativeError) as info:
+        make(f, wrt=(0,))
+    assert f"with respect to its argument '{param}'" in str(info.value)
 
 
 def test_the_other_argument_is_differentiated():
@@ -64,3 +80,28 @@ def test_a_numpy_function_keeps_its_own_star_args():
     want = [(gradient_with_spacing(y + h * e) - gradient_with_spacing(y - h * e)) / (2 * h)
             for e in np.eye(4)]
     np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+linalg = pytest.importorskip("scipy.linalg")
+
+
+def lu_of_a_wide_matrix(a):
+    return np.sum(linalg.lu_factor(a)[0])
+
+
+def lu_solve_conjugate(a, b):
+    return np.sum(linalg.lu_solve(linalg.lu_factor(a), b, trans=2))
+
+
+def test_lu_factor_of_a_matrix_that_is_not_square_is_refused():
+    a = np.arange(6.0).reshape(2, 3) + np.eye(2, 3)
+    with pytest.raises(NoDerivativeError, match="square matrices only"):
+        tad.grad(lu_of_a_wide_matrix)(a)
+    with pytest.raises(NoDerivativeError, match="square matrices only"):
+        tad.jvp(lu_of_a_wide_matrix)(a, np.ones_like(a))
+
+
+def test_lu_solve_with_the_conjugate_transpose_is_refused():
+    a, b = np.eye(2) * 2.0 + 0.5, np.ones(2)
+    with pytest.raises(NoDerivativeError, match="trans=0 and trans=1"):
+        tad.grad(lu_solve_conjugate, wrt=(0, 1))(a, b)

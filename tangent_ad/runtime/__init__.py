@@ -28,25 +28,40 @@ bookkeeping a reader can look up here:
 * ``array_ops``: the adjoints of np.cross (with its axis arguments),
   np.gradient and np.select;
 * ``fft``: the adjoints of the discrete Fourier transforms; ``svd``: the
-  adjoints and tangents of the singular value decomposition;
+  adjoints and tangents of the singular value decomposition, whose
+  formulas for the vectors (``svd_formulas``) also run on dual numbers
+  for second derivatives;
+* ``factorizations``: the row permutation of scipy.linalg.lu_factor and
+  the banded storage of solve_banded;
+* ``interpolation``: the adjoints of np.interp, np.polyval, np.trapezoid,
+  np.correlate and np.meshgrid;
+* ``linalg_general``: pieces of the rules of np.linalg.eig, eigvals and
+  lstsq;
+* ``quantiles``: the adjoints of np.quantile and np.percentile (and the
+  nan* forms), method 'linear';
 * ``reductions``, ``shapes``, ``linalg``: the helpers of the NumPy rules,
   one per function whose adjoint is more than a line of NumPy: ``unX``
   undoes the data movement of ``np.X``, ``grad_X`` is the adjoint of an
   operand of a product or a decomposition.
 """
 from tangent_ad.runtime import (
-    array_ops, arrays, boundary, core, fft, linalg, linalg_tangents, loops, objects, ordering,
-    reductions, shapes, structures, svd, tangents)
+    array_ops, arrays, boundary, core, factorizations, fft, interpolation, linalg, linalg_general,
+    linalg_tangents, loops, objects, ordering, quantiles, reductions, shapes, structures, svd,
+    svd_formulas, tangents)
 from tangent_ad.runtime.array_ops import *  # noqa: F401,F403
 from tangent_ad.runtime.arrays import *  # noqa: F401,F403
 from tangent_ad.runtime.boundary import *  # noqa: F401,F403
 from tangent_ad.runtime.core import *  # noqa: F401,F403
+from tangent_ad.runtime.factorizations import *  # noqa: F401,F403
 from tangent_ad.runtime.fft import *  # noqa: F401,F403
+from tangent_ad.runtime.interpolation import *  # noqa: F401,F403
 from tangent_ad.runtime.linalg import *  # noqa: F401,F403
+from tangent_ad.runtime.linalg_general import *  # noqa: F401,F403
 from tangent_ad.runtime.linalg_tangents import *  # noqa: F401,F403
 from tangent_ad.runtime.loops import *  # noqa: F401,F403
 from tangent_ad.runtime.objects import *  # noqa: F401,F403
 from tangent_ad.runtime.ordering import *  # noqa: F401,F403
+from tangent_ad.runtime.quantiles import *  # noqa: F401,F403
 from tangent_ad.runtime.reductions import *  # noqa: F401,F403
 from tangent_ad.runtime.shapes import *  # noqa: F401,F403
 from tangent_ad.runtime.structures import *  # noqa: F401,F403
@@ -54,5 +69,6 @@ from tangent_ad.runtime.svd import *  # noqa: F401,F403
 from tangent_ad.runtime.tangents import *  # noqa: F401,F403
 
 MODULES = (arrays, boundary, core, structures, objects, loops, ordering, reductions, shapes, linalg,
-           linalg_tangents, tangents, fft, svd, array_ops)
+           linalg_tangents, tangents, fft, svd, array_ops, interpolation, quantiles,
+           linalg_general, factorizations, svd_formulas)
 __all__ = [name for module in MODULES for name in module.__all__]

@@ -8,7 +8,7 @@ from tangent_ad.errors import NoDerivativeError
 from tangent_ad.runtime.core import unbroadcast
 
 __all__ = ["grad_cross_lhs", "grad_cross_rhs", "ungradient", "unselect", "unselect_default",
-           "real_matrix", "convolution_full"]
+           "real_matrix", "convolution_full", "signal_full"]
 
 
 # ---- np.cross --------------------------------------------------------------
@@ -140,6 +140,24 @@ def convolution_full(g, a, v, mode="full"):
     start = {"full": 0, "same": (min(n, m) - 1) // 2, "valid": min(n, m) - 1}[mode]
     g = np.reshape(g, (-1,))
     return np.pad(g, (start, n + m - 1 - start - np.size(g)))
+
+
+def signal_full(g, in1, in2, mode="full"):
+    """The adjoint `g` of ``scipy.signal.convolve(in1, in2, mode)`` (or of
+    ``correlate``) placed in the full N-d result (zeros outside), along
+    each axis from (m - 1) // 2 for 'same', min(n, m) - 1 for 'valid'
+    (SciPy centres both in the full result).
+
+    >>> signal_full(np.ones((1, 2)), np.ones((2, 3)), np.ones((2, 2)), "valid")
+    array([[0., 0., 0., 0.],
+           [0., 1., 1., 0.],
+           [0., 0., 0., 0.]])
+    """
+    pads = []
+    for n, m, k in zip(np.shape(in1), np.shape(in2), np.shape(g)):
+        start = {"full": 0, "same": (m - 1) // 2, "valid": min(n, m) - 1}[mode]
+        pads.append((start, n + m - 1 - start - k))
+    return np.pad(g, pads)
 
 
 # ---- guards ----------------------------------------------------------------

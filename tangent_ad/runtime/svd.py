@@ -12,11 +12,14 @@ and ``f[i, j] = 1 / (s[j]**2 - s[i]**2)`` off the diagonal (0 on it):
 and the adjoint is the transpose of that map. Real matrices only for the
 singular vectors (a complex one has a phase freedom in u and v that these
 formulas do not fix); the singular values alone work for complex
-matrices too. Distinct, nonzero singular values are needed.
+matrices too. Distinct, nonzero singular values are needed. The
+formulas for the vectors are in svd_formulas.py, written once for arrays
+and for dual numbers, which give their second derivatives.
 """
 import numpy as np
 
 from tangent_ad.errors import NoDerivativeError
+from tangent_ad.runtime.svd_formulas import Dual, vectors_adjoint, vectors_tangent
 
 __all__ = ["grad_svd", "jvp_svd", "jvp_grad_svd", "jvp_jvp_svd"]
 
@@ -25,19 +28,8 @@ def _t(x):
     return np.swapaxes(x, -1, -2)
 
 
-def _h(x):
-    return np.conj(_t(x))
-
-
 def _thin(a):
     return np.linalg.svd(a, full_matrices=False)
-
-
-def _gaps(s):
-    s2 = s * s
-    gaps = np.expand_dims(s2, -2) - np.expand_dims(s2, -1)  # [i, j] = s_j^2 - s_i^2
-    off = ~np.eye(np.shape(s)[-1], dtype=bool)
-    return np.where(off, 1.0 / np.where(off, gaps, 1.0), 0.0)
 
 
 def _refuse_vectors(a, full_matrices):
@@ -77,25 +69,9 @@ def grad_svd(g, usv, a, full_matrices=True, compute_uv=True):
     _refuse_vectors(a, full_matrices)
     u, s, vh = usv
     gu, gs, gvh = g
-    v = _t(vh)
-    f = _gaps(s)
-    inner = np.zeros(np.shape(a)[:-2] + (np.shape(s)[-1],) * 2)
-    total = np.zeros(np.shape(a))
-    if gs is not None:
-        inner = inner + np.expand_dims(gs, -1) * np.eye(np.shape(s)[-1])
-    sd = np.expand_dims(s, -2)  # multiplies columns by s
-    if gu is not None:
-        ugu = np.matmul(_t(u), gu)
-        inner = inner + (f * (ugu - _t(ugu))) * sd
-        rest = gu - np.matmul(u, ugu)
-        total = total + np.matmul(rest / sd, vh)
-    if gvh is not None:
-        gv = _t(gvh)
-        vgv = np.matmul(_t(v), gv)
-        inner = inner + np.expand_dims(s, -1) * (f * (vgv - _t(vgv)))
-        rest = gv - np.matmul(v, vgv)
-        total = total + np.matmul(u / sd, _t(rest))
-    return total + np.matmul(u, np.matmul(inner, vh))
+    if gu is None and gs is None and gvh is None:
+        return np.zeros_like(a)
+    return vectors_adjoint(gu, gs, gvh, u, s, vh)
 
 
 def jvp_svd(da, usv, a, full_matrices=True, compute_uv=True):
@@ -106,16 +82,7 @@ def jvp_svd(da, usv, a, full_matrices=True, compute_uv=True):
         return np.real(np.einsum("...ji,...jk,...ik->...i", np.conj(u), da, np.conj(vh)))
     _refuse_vectors(a, full_matrices)
     u, s, vh = usv
-    v = _t(vh)
-    p = np.matmul(_t(u), np.matmul(da, v))
-    f = _gaps(s)
-    sd = np.expand_dims(s, -2)
-    ds = np.diagonal(p, axis1=-2, axis2=-1)
-    du = np.matmul(u, f * (p * sd + np.expand_dims(s, -1) * _t(p)))
-    du = du + np.matmul(da - np.matmul(u, np.matmul(_t(u), da)), v) / sd
-    dv = np.matmul(v, f * (np.expand_dims(s, -1) * p + _t(p) * sd))
-    dv = dv + np.matmul(_t(da) - np.matmul(v, np.matmul(vh, _t(da))), u) / sd
-    parts = (du, ds, _t(dv))
+    parts = vectors_tangent(da, u, s, vh)
     return type(usv)(*parts) if hasattr(usv, "_fields") else parts
 
 
@@ -124,9 +91,7 @@ def jvp_grad_svd(dg, da, g, a, full_matrices=True, compute_uv=True):
     gradient), for the singular values alone: the adjoint
     ``conj(u diag(g) vh)`` is linear in `g` and moves with u and vh."""
     if compute_uv:
-        raise NoDerivativeError(
-            "the second derivative of np.linalg.svd is implemented for the singular values "
-            "alone (compute_uv=False)")
+        return _dual_adjoint(dg, da, g, a, full_matrices)
     _refuse_vectors(a, False)
     u, s, vh = _thin(a)
     du, _, dvh = jvp_svd(da, (u, s, vh), a, False, True)
@@ -142,12 +107,44 @@ def jvp_jvp_svd(dt, da, t, a, full_matrices=True, compute_uv=True):
     mode), for the singular values alone: ``Re diag(u^H t v)`` is linear in
     `t` and moves with u and v."""
     if compute_uv:
-        raise NoDerivativeError(
-            "the second derivative of np.linalg.svd is implemented for the singular values "
-            "alone (compute_uv=False)")
+        return _dual_tangent(dt, da, t, a, full_matrices)
     _refuse_vectors(a, False)
     u, s, vh = _thin(a)
     du, _, dvh = jvp_svd(da, (u, s, vh), a, False, True)
     total = jvp_svd(dt, None, a, False, False) if dt is not None else 0.0
     return total + np.einsum("...ji,...jk,...ik->...i", du, t, vh) + \
         np.einsum("...ji,...jk,...ik->...i", u, t, dvh)
+
+
+# ---- second derivatives of the vectors: the formulas on dual numbers ------------
+
+def _moving(a, da, full_matrices):
+    """(u, s, vh) of a as dual numbers carrying their tangents for `da`."""
+    usv = np.linalg.svd(a, full_matrices=full_matrices)
+    tangents = jvp_svd(da, usv, a, full_matrices, True)
+    return [Dual(x, t) for x, t in zip(usv, tangents)]
+
+
+def _dual_adjoint(dg, da, g, a, full_matrices):
+    """The tangent of ``grad_svd(g, usv, a)`` with the vectors, from the
+    tangents of the adjoints `g` (``dg``, entries possibly None) and of a."""
+    _refuse_vectors(a, full_matrices)
+    u, s, vh = _moving(a, da, full_matrices) if da is not None else \
+        [Dual(x) for x in np.linalg.svd(a, full_matrices=full_matrices)]
+    dg = (None, None, None) if dg is None else dg
+    parts = [None if x is None else Dual(x, t) for x, t in zip(g, dg)]
+    if all(x is None for x in parts):
+        return np.zeros_like(a)
+    out = vectors_adjoint(*parts, u, s, vh)
+    return np.zeros_like(a) if out.t is None else out.t
+
+
+def _dual_tangent(dt, da, t, a, full_matrices):
+    """The tangent of ``jvp_svd(t, usv, a)`` with the vectors, from the
+    tangents `dt` of t and `da` of a."""
+    _refuse_vectors(a, full_matrices)
+    usv = np.linalg.svd(a, full_matrices=full_matrices)
+    u, s, vh = _moving(a, da, full_matrices) if da is not None else [Dual(x) for x in usv]
+    out = vectors_tangent(Dual(t, dt), u, s, vh)
+    parts = tuple(np.zeros_like(x.v) if x.t is None else x.t for x in out)
+    return type(usv)(*parts) if hasattr(usv, "_fields") else parts
