@@ -107,6 +107,10 @@ def test_comparison_outcomes():
     assert harness.compare(ref, _record(values=[[np.array([1.0, np.nan]), [2.0]]]))[0] == "wrong"
     assert harness.compare(ref, _record(values=[(np.array([1.0, np.nan]), [2.0, 3.0])]))[0] == "wrong"
     assert harness.compare(ref, _record(values=[(np.ones((2, 1)), [2.0])]))[0] == "wrong"
+    by_key = _record(values=[{"a": 1.0, "b": np.zeros(2)}])
+    assert harness.compare(by_key, _record(values=[{"b": np.zeros(2), "a": 1.0}]))[0] == "match"
+    assert harness.compare(by_key, _record(values=[{"b": np.zeros(2), "c": 1.0}]))[0] == "wrong"
+    assert harness.compare(by_key, _record(values=[{"b": np.ones(2), "a": 1.0}]))[0] == "wrong"
     # a wrong gradient before the error outranks the error
     bad = _record("error", [(np.array([3.0, np.nan]), [2.0])], {"type": "KeyError", "message": "x"})
     assert harness.compare(ref, bad)[0] == "wrong"

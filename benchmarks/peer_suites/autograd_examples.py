@@ -121,11 +121,20 @@ def difference(ref, got, where="output"):
     """None when the encoded values `ref` and `got` agree, else why not."""
     if ref["t"] != got["t"]:
         return f"{where}: {got['t']} where autograd gives {ref['t']}"
-    if ref["t"] in ("tuple", "list", "dict"):
-        if len(ref["v"]) != len(got["v"]) or ref.get("k") != got.get("k"):
+    if ref["t"] == "dict":  # the same keys, in any order
+        if sorted(ref["k"]) != sorted(got["k"]):
+            return f"{where}: keys {sorted(got['k'])} where autograd's are {sorted(ref['k'])}"
+        mine = dict(zip(got["k"], got["v"]))
+        for key, r in zip(ref["k"], ref["v"]):
+            reason = difference(r, mine[key], f"{where}[{key}]")
+            if reason:
+                return reason
+        return None
+    if ref["t"] in ("tuple", "list"):
+        if len(ref["v"]) != len(got["v"]):
             return f"{where}: {ref['t']} of {len(got['v'])} where autograd's has {len(ref['v'])}"
         for i, (r, g) in enumerate(zip(ref["v"], got["v"])):
-            reason = difference(r, g, f"{where}[{ref['k'][i] if 'k' in ref else i}]")
+            reason = difference(r, g, f"{where}[{i}]")
             if reason:
                 return reason
         return None

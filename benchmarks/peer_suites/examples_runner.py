@@ -95,7 +95,9 @@ class Recorder:
             # it was made: the hook observes, it is not what is differentiated
             args = [getattr(a, "__recorded__", a) for a in args]
             made = original(*args, **kwargs)
-            if self.depth or not callable(made):
+            caller = sys._getframe(1).f_globals.get("__name__", "")
+            if self.depth or not callable(made) or caller.split(".")[0] == "autograd":
+                # (autograd's own uses: flatten is a make_vjp in autograd)
                 return made
             count = self.made[name] = self.made.get(name, 0) + 1
             return self.recording(f"{name}#{count}", made)
