@@ -9,12 +9,21 @@ import numpy as np
 
 
 def _leaves(value):
-    """The arrays of `value`, in flattening order."""
+    """The arrays of `value`, in flattening order, raveled. (Indexed loops:
+    tangent_ad differentiates a loop over a range, not yet one over a
+    differentiated list.)"""
     if isinstance(value, dict):
-        return [leaf for key in sorted(value) for leaf in _leaves(value[key])]
+        keys = sorted(value)
+        leaves = []
+        for i in range(len(keys)):
+            leaves = leaves + _leaves(value[keys[i]])
+        return leaves
     if isinstance(value, (list, tuple)):
-        return [leaf for part in value for leaf in _leaves(part)]
-    return [value]
+        leaves = []
+        for i in range(len(value)):
+            leaves = leaves + _leaves(value[i])
+        return leaves
+    return [np.ravel(value)]
 
 
 def _layout(value, start):
@@ -50,7 +59,7 @@ def _rebuild(layout, vector):
 def flatten(value):
     """`value`'s leaves as one 1-D array, and the function that undoes it."""
     leaves = _leaves(value)
-    vector = np.concatenate([np.ravel(leaf) for leaf in leaves]) if leaves else np.zeros(0)
+    vector = np.concatenate(leaves) if leaves else np.zeros(0)
     layout, _ = _layout(value, 0)
 
     def unflatten(vector):
