@@ -128,6 +128,20 @@ def test_a_closure_cell_named_like_a_global_read_live_elsewhere(nb):
             np.testing.assert_allclose(h(v, t), -4 * scale * np.sin(2 * v + offset) * t, rtol=1e-6)
 
 
+def test_a_global_read_live_named_like_a_cell_of_the_requested_function_is_refused(nb):
+    # the unit would hold one name for two values (its hvp reads it by name)
+    nb.run(
+        "def weigh(u):\n"
+        "    return u * scale\n"
+        "def make(scale):\n"
+        "    def outer(v):\n"
+        "        return np.sum(weigh(v) * scale)\n"
+        "    return outer\n"
+        "outer = make(2.0)\n")
+    with pytest.raises(tad.UnsupportedSyntaxError, match="reads the global 'scale'"):
+        tad.grad(nb["outer"])
+
+
 def test_second_derivatives_read_globals_live(nb):
     nb.run("def cubic(x):\n    return scale * x ** 3\n")
     dd = tad.grad(tad.grad(nb["cubic"]))
