@@ -95,3 +95,36 @@ def test_two_helpers_with_different_decorators_in_one_function(rng):
     args = (rng.normal(size=3), rng.normal(size=3))
     check_grads(calls_two_decorated, tad.grad(calls_two_decorated, wrt=(0, 1)), args,
                 wrt=(0, 1))
+
+
+# a random generator passed to a helper (autograd's mixture_variational_inference.py):
+# `rs.randn(...)` in the helper is known to be a draw, with a zero derivative
+_RS = np.random.RandomState(0)
+
+
+def _draw(params, n, rs):
+    return rs.randn(n, 2) * np.exp(params[2:]) + params[:2]
+
+
+def _random_bound(params):
+    return np.mean(_draw(params, 5, _RS) ** 2)
+
+
+_EPS = np.random.RandomState(0).randn(5, 2)  # the draws _random_bound makes after a reseed
+
+
+def _replayed(params):
+    return np.mean((_EPS * np.exp(params[2:]) + params[:2]) ** 2)
+
+
+def test_a_random_generator_passed_to_a_helper_in_every_mode():
+    from tangent_ad.testing import check_grads, numerical_grad
+    p, v = np.array([0.1, 0.2, -0.3, 0.4]), np.array([1.0, -0.5, 0.25, 2.0])
+    gradient, forward, hvp = tad.grad(_random_bound), tad.jvp(_random_bound), tad.hvp(_random_bound)
+    _RS.seed(0)
+    check_grads(_replayed, lambda q: gradient(q), (p,))
+    _RS.seed(0)
+    assert forward(p, v)[1] == pytest.approx(numerical_grad(_replayed, (p,), 0) @ v, rel=1e-6)
+    _RS.seed(0)
+    want = (tad.grad(_replayed)(p + 1e-5 * v) - tad.grad(_replayed)(p - 1e-5 * v)) / 2e-5
+    np.testing.assert_allclose(hvp(p, v), want, rtol=1e-5)
