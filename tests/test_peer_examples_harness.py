@@ -169,3 +169,19 @@ def _no_stub_left():
     for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
         if "examples_stubs" in (getattr(sys.modules[name], "__file__", "") or ""):
             del sys.modules[name]
+
+
+def test_synthetic_mnist_is_in_mnists_format(tmp_path):
+    import gzip
+    import struct
+
+    import numpy as np
+    harness.write_synthetic_mnist(tmp_path)
+    with gzip.open(tmp_path / "data" / "train-images-idx3-ubyte.gz", "rb") as handle:
+        magic, count, rows, cols = struct.unpack(">IIII", handle.read(16))
+        pixels = np.frombuffer(handle.read(), dtype=np.uint8)
+    assert (magic, count, rows, cols) == (0x0803, 1000, 28, 28) and pixels.size == 1000 * 28 * 28
+    with gzip.open(tmp_path / "data" / "t10k-labels-idx1-ubyte.gz", "rb") as handle:
+        magic, count = struct.unpack(">II", handle.read(8))
+        labels = np.frombuffer(handle.read(), dtype=np.uint8)
+    assert (magic, count, labels.size) == (0x0801, 200, 200) and labels.max() <= 9

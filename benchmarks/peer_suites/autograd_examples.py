@@ -20,13 +20,17 @@ Each example's outcome: match (the same gradients: same structure,
 ``allclose`` with rtol 1e-5, atol 1e-8, NaN where autograd has NaN), wrong
 (a gradient differs: the worst outcome), missing rule (a NoDerivativeError),
 refused (another TangentADError), crash (any other exception), timeout,
-needs data (the example downloads its data), or n/a (the reference run
-fails, or the example uses autograd's tracing internals).
+needs data (the example downloads its data: MNIST, which is not on this
+machine; ``--synthetic-mnist`` gives them random data in MNIST's format
+instead, for their gradients), or n/a (the reference run fails, or the
+example uses autograd's tracing internals).
 """
 import argparse
 import collections
+import gzip
 import json
 import os
+import struct
 import subprocess
 import sys
 import tarfile
@@ -84,12 +88,33 @@ def reference_python():
     return str(python)
 
 
-def run_one(python, example, shim, k, timeout):
+MNIST_FILES = {"train-images-idx3-ubyte.gz": (1000, 28, 28), "train-labels-idx1-ubyte.gz": (1000,),
+               "t10k-images-idx3-ubyte.gz": (200, 28, 28), "t10k-labels-idx1-ubyte.gz": (200,)}
+
+
+def write_synthetic_mnist(folder):
+    """MNIST's four files in its format (gzipped IDX: a big-endian header,
+    then unsigned bytes) in ``folder/data``, where autograd's data_mnist.py
+    looks before it downloads, holding random images and labels (fewer:
+    1000 and 200). Seeded: both runs read the same."""
+    rng = np.random.RandomState(1)
+    (Path(folder) / "data").mkdir()
+    for filename, shape in MNIST_FILES.items():
+        values = rng.randint(0, 10 if len(shape) == 1 else 256, size=shape).astype(np.uint8)
+        magic = 0x0801 if len(shape) == 1 else 0x0803
+        header = struct.pack(">I" + "I" * len(shape), magic, *shape)
+        with gzip.open(Path(folder) / "data" / filename, "wb") as handle:
+            handle.write(header + values.tobytes())
+
+
+def run_one(python, example, shim, k, timeout, synthetic_mnist=False):
     """Run examples_runner.py on `example`; its record, or a timeout."""
     path = [str(HERE / "examples_stubs")]
     if shim:
         path += [str(HERE / "autograd_shim"), str(ROOT)]
     with tempfile.TemporaryDirectory(prefix="peer-example-") as work:
+        if synthetic_mnist:
+            write_synthetic_mnist(work)
         out = Path(work) / "record.json"
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(path), MPLBACKEND="Agg")
         command = [python, str(HERE / "examples_runner.py"), str(example), str(out), "--k", str(k)]
@@ -201,7 +226,8 @@ def table(rows):
     width = max(len(r[0]) for r in rows) + 2
     lines = [f"{'example':<{width}}{'outcome':<14}reason"]
     for name, outcome, reason in rows:
-        lines.append(f"{name:<{width}}{outcome:<14}{reason if outcome != 'match' else ''}".rstrip())
+        shown = reason if outcome != "match" or reason.startswith("(synthetic") else ""
+        lines.append(f"{name:<{width}}{outcome:<14}{shown}".rstrip())
     counts = collections.Counter(r[1] for r in rows)
     rest = ", ".join(f"{counts[o]} {o}" for o in OUTCOMES[1:] if counts[o])
     lines.append(f"autograd {VERSION} examples on tangent_ad: {len(rows)} programs, {counts['match']} give "
@@ -216,6 +242,8 @@ def main(argv=None):
     parser.add_argument("--timeout", type=float, default=240.0, help="seconds per run")
     parser.add_argument("--json", help="write both records of every example to this file")
     parser.add_argument("--reference-python", help="an interpreter with the real autograd")
+    parser.add_argument("--synthetic-mnist", action="store_true",
+                        help="give the examples that download MNIST random data in its format")
     options = parser.parse_args(argv)
     examples = fetch_examples()
     python = options.reference_python or reference_python()
@@ -227,9 +255,13 @@ def main(argv=None):
     rows, dump = [], {}
     for example in chosen:
         name = str(example.relative_to(examples).with_suffix(""))
-        ref = run_one(python, example, False, options.k, options.timeout)
-        got = run_one(sys.executable, example, True, options.k, options.timeout)
+        ref = run_one(python, example, False, options.k, options.timeout, options.synthetic_mnist)
+        got = run_one(sys.executable, example, True, options.k, options.timeout,
+                      options.synthetic_mnist)
         outcome, reason = compare(ref, got)
+        text = example.read_text()
+        if options.synthetic_mnist and ("load_mnist" in text or "data_mnist" in text):
+            reason = f"(synthetic MNIST) {reason}"
         rows.append((name, outcome, reason))
         dump[name] = {"outcome": outcome, "reason": reason, "autograd": ref, "tangent_ad": got}
         print(f"{name}: {outcome} ({ref['seconds']} s / {got['seconds']} s)", file=sys.stderr, flush=True)

@@ -1,6 +1,6 @@
 """Run one example program of autograd, unchanged, and record its gradients.
 
-    python examples_runner.py EXAMPLE.py RECORD.json [--k 3] [--cap 24]
+    python examples_runner.py EXAMPLE.py RECORD.json [--k 3] [--cap 12]
 
 Run by autograd_examples.py twice per example, in a subprocess each: once
 in a virtual environment with the real autograd, once with the shim
@@ -183,7 +183,7 @@ def main(argv=None):
     parser.add_argument("example")
     parser.add_argument("record")
     parser.add_argument("--k", type=int, default=3)
-    parser.add_argument("--cap", type=int, default=24)
+    parser.add_argument("--cap", type=int, default=12)
     options = parser.parse_args(argv)
     record = run(options.example, options.k, options.cap)
     with open(options.record, "w") as handle:
