@@ -128,3 +128,38 @@ def test_a_random_generator_passed_to_a_helper_in_every_mode():
     _RS.seed(0)
     want = (tad.grad(_replayed)(p + 1e-5 * v) - tad.grad(_replayed)(p - 1e-5 * v)) / 2e-5
     np.testing.assert_allclose(hvp(p, v), want, rtol=1e-5)
+
+
+# a starred call of a function without source that takes *args (autograd's
+# variational_autoencoder.py: rs.randn(*mean.shape)) passes the tuple as it is
+def _draw_like(mean, log_std, rs):
+    return rs.randn(*mean.shape) * np.exp(log_std) + mean
+
+
+def _random_like(m):
+    return np.sum(_draw_like(m, m * 0.5, _RS) ** 2)
+
+
+_EPS22 = np.random.RandomState(0).randn(2, 2)
+
+
+def _replayed_like(m):
+    return np.sum((_EPS22 * np.exp(0.5 * m) + m) ** 2)
+
+
+def test_a_starred_call_of_a_variadic_function_without_source():
+    from tangent_ad.testing import check_grads, numerical_grad
+    m, v = np.array([[0.1, 0.2], [0.3, -0.4]]), np.array([[1.0, -0.5], [0.25, 2.0]])
+    gradient, forward = tad.grad(_random_like), tad.jvp(_random_like)
+    _RS.seed(0)
+    check_grads(_replayed_like, lambda q: gradient(q), (m,))
+    _RS.seed(0)
+    assert forward(m, v)[1] == pytest.approx(np.sum(numerical_grad(_replayed_like, (m,), 0) * v),
+                                             rel=1e-6)
+
+
+def test_a_starred_call_that_needs_an_adjoint_it_cannot_bind_is_refused():
+    def spread_broadcast(xs):
+        return np.sum(np.broadcast_arrays(*xs)[0])
+    with pytest.raises(tad.TangentADError, match="broadcast_arrays"):
+        tad.grad(spread_broadcast)([np.ones(2), np.ones(2)])
