@@ -7,6 +7,7 @@ the shim's, on tangent_ad."""
 import numpy as np
 
 from autograd import make_vjp
+from autograd._convert import unary
 from autograd.extend import defvjp
 
 
@@ -27,9 +28,11 @@ def _step_at(a, x, f):
 
 def _fixed_point_vjp(ans, f, a, x0, distance, tol):
     def vjp(g):
-        step_vjp, _ = make_vjp(_step_at, 1)(a, ans, f)
+        # (unary: the other arguments, f among them, are constants of a def,
+        # so that tangent_ad knows which function f is)
+        step_vjp, _ = make_vjp(unary(_step_at, (a, ans, f), {}, 1))(ans)
         w = _iterate(lambda w: step_vjp(w) + g, np.zeros_like(ans), distance, tol)
-        a_vjp, _ = make_vjp(_step_at, 0)(a, ans, f)
+        a_vjp, _ = make_vjp(unary(_step_at, (a, ans, f), {}, 0))(a)
         return a_vjp(w)
     return vjp
 
