@@ -25,6 +25,7 @@ from tangent_ad.frontend import (aux, builtin_forms, comprehensions, exits, func
                                  inline, normalize, resolve, signatures, source, statements,
                                  validate)
 from tangent_ad.limits import rounds
+from tangent_ad.nodes import walk
 from tangent_ad.live import Dependencies
 from tangent_ad.optimize import fixed_point
 
@@ -72,8 +73,7 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
         tree, ctx = _generate(func, tuple(wrt), kind, calls,
                               preserve_result=preserve_result, has_aux=has_aux,
                               scalar=scalar, **options)
-        texts, namespace, contexts = [], dict(ctx.namespace), [ctx]
-        defines = [tree.name]
+        namespace, contexts, trees = dict(ctx.namespace), [ctx], [tree]
         for _ in rounds("the set of called functions to differentiate", MAX_FUNCTIONS):
             if len(done) >= len(calls):
                 break
@@ -82,10 +82,15 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
                 callee_tree, callee = _generate(key[0], key[1], callee_kind, calls,
                                                 static_args=dict(key[2]), callee=True,
                                                 **options)
-                texts.append(emit.run(callee_tree, callee))
+                trees.append(callee_tree)
                 contexts.append(callee)
-                defines.append(callee_tree.name)
-                _merge(namespace, callee.namespace, callee)
+        defines = [t.name for t in trees]
+        live_anywhere = set().union(*(c.facts["live_names"] for c in contexts))
+        texts = []
+        for callee_tree, callee in zip(trees[1:], contexts[1:]):
+            renames = _merge(namespace, callee.namespace, callee, callee_tree, defines,
+                             live_anywhere, ctx)
+            texts.append(emit.run(_renamed(callee_tree, renames), callee))
         if mode == "reverse" and any(c.facts.get("nonholomorphic") for c in contexts):
             tree = reverse.conjugate_complex_results(tree, ctx)
         tree = boundary.run(tree, ctx)  # the requested function's arguments and results
@@ -123,24 +128,39 @@ def _generate(func, wrt, kind, calls, *, mode, optimized, verbose,
 
 
 def _live_groups(contexts, defines):
-    """[(module dict, names read from it live, functions defined)], one
-    entry per module whose data globals the unit's functions read, in the
-    order of the functions (usually one: that of the requested function)."""
+    """[(module dict, names read from it live, {function defined: the names
+    it reads live})], one entry per module whose data globals the unit's
+    functions read, in the order of the functions (usually one: that of the
+    requested function). Each function reads live only its own names: for
+    another function of the unit the same name may be a closure's cell."""
     groups = {}
     for ctx, defined in zip(contexts, defines):
         if not ctx.facts["live_names"]:
             continue  # reads no data global: no module dict to hold
         live = ctx.facts["live"]
-        _, names, functions = groups.setdefault(id(live), (live, set(), []))
+        _, names, functions = groups.setdefault(id(live), (live, set(), {}))
         names.update(ctx.facts["live_names"])
-        functions.append(defined)
+        functions[defined] = frozenset(ctx.facts["live_names"])
     return list(groups.values())
 
 
-def _merge(namespace, extra, ctx):
+def _merge(namespace, extra, ctx, tree, defines, live_anywhere, first):
+    """Add the objects a callee's generated code reads (`extra`) to the
+    unit's `namespace`. Where a name already denotes another object there
+    (two closures of one factory: each ``unpack`` or ``scale`` a cell of
+    its own), or another function of the unit reads a global of that name
+    live, the callee reads it under a fresh name, so that each name of the
+    unit means one thing (second-order code reads the unit by its names):
+    the renames, for `_renamed`."""
     live_names = ctx.facts["live_names"]
+    renames = {}
     for key, value in extra.items():
         if key in live_names:
+            if key in first.namespace and key not in first.facts["live_names"]:
+                raise UnsupportedSyntaxError(
+                    f"{ctx.func.__qualname__} reads the global '{key}', and "
+                    f"{first.func.__qualname__} a variable of that name of its own",
+                    hint="give the two variables different names")
             continue  # read from its own module when it runs
         if key in ctx.static_args:
             # a parameter bound to a known function: the generated function
@@ -151,13 +171,45 @@ def _merge(namespace, extra, ctx):
         # (a derivative the user holds and the generated function behind it
         # are one function: a caller of a gradient binds the first, its
         # rule's seed adjoint the second)
-        if key in namespace and namespace[key] is not value and \
+        if key in live_anywhere or key in namespace and namespace[key] is not value and \
                 live.behind(namespace[key]) is not live.behind(value):
-            raise UnsupportedSyntaxError(
-                f"{ctx.func.__qualname__} uses the global name '{key}' for a "
-                "different object than the function that calls it",
-                hint="give the two globals different names")
+            fresh = _fresh(key, namespace, tree, defines)
+            if fresh is None:
+                raise UnsupportedSyntaxError(
+                    f"{ctx.func.__qualname__} uses the global name '{key}' for a "
+                    "different object than the function that calls it",
+                    hint="give the two globals different names")
+            renames[key] = fresh
+            namespace[fresh] = value
+            continue
         namespace[key] = value
+    return renames
+
+
+def _fresh(key, namespace, tree, defines):
+    """A name for the global `key` of `tree` that nothing in the unit uses,
+    or None when `tree` also binds `key` (so not every use of the name is
+    the global)."""
+    ids = set()
+    for node in walk(tree):
+        if isinstance(node, gast.Name):
+            if node.id == key and not isinstance(node.ctx, gast.Load):
+                return None
+            ids.add(node.id)
+        elif isinstance(node, gast.FunctionDef):
+            ids.add(node.name)
+    i = 2
+    while f"{key}_{i}" in namespace or f"{key}_{i}" in ids or f"{key}_{i}" in defines:
+        i += 1
+    return f"{key}_{i}"
+
+
+def _renamed(tree, renames):
+    """`tree` with its reads of the globals `renames` maps under their new names."""
+    for node in walk(tree):
+        if isinstance(node, gast.Name) and node.id in renames:
+            node.id = renames[node.id]
+    return tree
 
 
 def _stage(stage, tree, ctx):

@@ -27,6 +27,12 @@ def free_names(tree):
     return sorted({n.id for n in _free_loads(tree, frozenset())} - module_level)
 
 
+def function_free_names(fdef):
+    """The names the function `fdef` (and the functions nested in it) reads
+    without binding them."""
+    return {n.id for n in _free_loads(fdef, frozenset())}
+
+
 def _scope_nodes(scope):
     """The nodes evaluated in `scope` itself, and the scopes nested in it
     (whose defaults and decorators belong to `scope`)."""

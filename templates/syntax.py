@@ -124,5 +124,5 @@ def pos(result, a):
 
 # ---- builtins whose results carry no derivative ------------------------------
 
-zero_derivative(len, range, int, bool, round, isinstance, operator.floordiv,
+zero_derivative(len, range, int, bool, round, isinstance, type, operator.floordiv,
                 stop_gradient, checkpointed, size_of)

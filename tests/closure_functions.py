@@ -112,6 +112,25 @@ def nested_function_arguments(x):
     return np.sum(apply(lambda b: apply(lambda c: c * c, b), x) + inner(x))
 
 
+def _layer_funs(scale):
+    def unpack(p):
+        return p * scale
+    def likelihood(p, x):
+        return np.sum(np.sin(unpack(p) * x))
+    return likelihood
+
+
+_LAYER1, _LAYER2 = _layer_funs(2.0), _layer_funs(3.0)
+
+
+def two_instances_of_one_closure(p, x):
+    """Two closures of one factory (autograd's deep_gaussian_process.py):
+    the unit of generated functions reads each one's cells, ``unpack`` and
+    ``scale``, under names of their own (it refused: one global name for two
+    objects)."""
+    return _LAYER1(p, x) + _LAYER2(p * x, x)
+
+
 CASES = {
     "constant_lambda_call": (constant_lambda_call, lambda r: (r.normal(size=3),), (0,)),
     "closure": (closure, lambda r: (r.normal(size=3), r.normal(size=3)), (0, 1)),
@@ -129,6 +148,8 @@ CASES = {
     "lambdas_in_a_nested_def": (lambdas_in_a_nested_def, lambda r: (r.normal(size=3),), (0,)),
     "nested_function_arguments": (nested_function_arguments, lambda r: (r.normal(size=3),),
                                   (0,)),
+    "two_instances_of_one_closure": (two_instances_of_one_closure,
+                                     lambda r: (r.normal(size=3), r.normal(size=3)), (0, 1)),
     "closure_in_loop": (closure_in_loop, lambda r: (r.normal(size=3), r.normal(size=3),
                                                    int(r.integers(0, 4))), (0, 1)),
 }

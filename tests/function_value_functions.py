@@ -1,5 +1,7 @@
 """Functions that pass functions around and use Python's lazy forms, for
 tests/test_function_values.py. Each is differentiated in every mode."""
+import functools
+
 import numpy as np
 
 import tangent_ad as tad
@@ -95,6 +97,15 @@ def map_with_a_function(w):
 
 def map_with_a_lambda(w):
     return sum(map(lambda a, b: np.sum(a * b), [w, w * 2.0], [np.cos(w), w]))
+
+
+def _weighted_term(w, scale, x):
+    return np.sum(np.sin(w * x)) * scale
+
+
+def map_with_a_partial(w):
+    """map(partial(g, a, b), xs) (autograd's hmm_em.py): g(a, b, x) per item."""
+    return sum(map(functools.partial(_weighted_term, w, 2.0), [w * 0.5, np.cos(w), 1.5]))
 
 
 def filter_with_a_lambda(w):

@@ -874,6 +874,7 @@ SPECS = [
     Spec(bool, "x * bool(1)", x=(3,)),
     Spec(round, "x * round(2.6)", x=(3,)),
     Spec(isinstance, "x * isinstance(x, float)", x=None),
+    Spec(type, "x * (type(x) == type(x))", x=(3,)),
 
     # ---- math ---------------------------------------------------------------
     Spec(math.acos, "math.acos(s)", s=None, domain=(-0.9, 0.9)),

@@ -52,6 +52,19 @@ def nested_unpacking(w):
     return a * b * c + d * e * f
 
 
+def _three_parts(w):
+    return w * 2.0, np.sin(w), [w[2], w[0], w[1]]
+
+
+def zip_of_a_spread_call(w):
+    """``for a, b, c in zip(*f(w))`` (autograd's gmm.py): the target counts
+    the sequences."""
+    total = 0.0
+    for a, b, c in zip(*_three_parts(w)):
+        total = total + a * b * c + np.cos(a)
+    return total
+
+
 def reduce_forms(w):
     product = functools.reduce(lambda a, b: a * b, [w[0], w[1], w[2]])
     total = functools.reduce(operator.add, [w, w * 2.0, np.cos(w)], 1.0)

@@ -41,13 +41,14 @@ def test_a_lambda_called_on_constants_keeps_its_globals_in_every_mode():
 # ---- forward mode and second order over the same functions ----------------------
 # (a lambda called in a header missed its captures; lambdas inside a nested def
 # raised KeyError(Lambda) under an unoptimized hvp; two specializations of one
-# helper were refused; a lambda passing a lambda to a helper was refused under hvp)
+# helper were refused; a lambda passing a lambda to a helper was refused under hvp;
+# two closures of one factory were refused)
 
 from tangent_ad.testing import check_jvp  # noqa: E402
 
 SECOND_ORDER = ["two_functions_one_helper", "captured_in_condition",
                 "lambdas_in_a_nested_def", "nested_function_arguments", "higher_order",
-                "lambda_capture"]
+                "lambda_capture", "two_instances_of_one_closure"]
 
 
 @pytest.mark.parametrize("name", SECOND_ORDER)

@@ -326,3 +326,27 @@ import workloads  # noqa: E402
 def test_benchmark_workloads(module):
     args = module.make_inputs(module.SMALL, np.random.default_rng(0))
     check_jvp(module.loss, tad.jvp(module.loss, wrt=module.WRT), args, wrt=module.WRT)
+
+
+
+def _layout(v):
+    return (type(v).__name__, np.size(v)), 0
+
+
+def _by_type_name(x):
+    # type() has no derivative: it had no forward rule, so hvp refused a
+    # helper that reads type(value).__name__ (the shim's flatten, under
+    # autograd's gmm.py's hessian_vector_product)
+    (kind, n), _ = _layout(x)
+    if kind == "ndarray":
+        return np.sum(np.sin(x) * x) * n
+    return x * 0.0
+
+
+def test_type_has_a_zero_derivative_in_every_mode():
+    from tangent_ad.testing import check_grads
+    x, v = np.array([0.3, -1.1, 2.0]), np.array([1.0, 0.5, -0.25])
+    check_jvp(_by_type_name, tad.jvp(_by_type_name), (x,))
+    check_grads(_by_type_name, tad.grad(_by_type_name), (x,))
+    # 3 times d/dx of sin(x) + x cos(x), which is 2 cos(x) - x sin(x)
+    np.testing.assert_allclose(tad.hvp(_by_type_name)(x, v), 3 * (2 * np.cos(x) - x * np.sin(x)) * v)

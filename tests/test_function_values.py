@@ -18,6 +18,7 @@ CASES = [
     "aliased_function", "enumerate_functions", "zip_functions_and_weights",
     "nested_def_in_a_tuple", "generator_in_sum", "generator_in_max_and_tuple",
     "generator_in_list", "map_with_a_function", "map_with_a_lambda",
+    "map_with_a_partial",
     "filter_with_a_lambda", "dict_comprehension_with_condition",
     "calls_with_function_defaults", "calls_a_derivative",
 ]

@@ -99,6 +99,49 @@ def test_globals_read_by_a_helper_and_in_forward_mode_are_live(nb):
             np.testing.assert_allclose(f(v, t)[1], fd(nb, "outer", v) @ t, rtol=1e-6)
 
 
+def test_a_closure_cell_named_like_a_global_read_live_elsewhere(nb):
+    # autograd's ica.py: `latent_dimension` is a global of the script, read
+    # live by one helper, and a cell of a closure another helper calls (the
+    # closure's generated code found no such name; reading it live too would
+    # have read the global's 5.0 for the cell's 2.0)
+    nb.run(
+        "offset = 1.0\n"
+        "def make_scaled(scale):\n"
+        "    def scaled(v):\n"
+        "        return np.sin(v * scale + offset)\n"
+        "    return scaled\n"
+        "scaled = make_scaled(2.0)\n"
+        "def weigh(u):\n"
+        "    return u * scale\n"
+        "def cell_and_global(v):\n"
+        "    return np.sum(weigh(scaled(v)))\n")
+    nb["scale"] = 5.0
+    v, t = np.array([0.1, 0.2, 0.3]), np.array([1.0, 0.5, -1.0])
+    g, f, h = tad.grad(nb["cell_and_global"]), tad.jvp(nb["cell_and_global"]), \
+        tad.hvp(nb["cell_and_global"])
+    for scale, offset in ((5.0, 1.0), (-3.0, 0.25)):
+        nb["scale"], nb["offset"] = scale, offset
+        for _ in range(CALLS):
+            np.testing.assert_allclose(g(v), fd(nb, "cell_and_global", v), rtol=1e-6)
+            np.testing.assert_allclose(f(v, t)[1], fd(nb, "cell_and_global", v) @ t, rtol=1e-6)
+            # d/dv of 2 * scale * cos(2 v + offset) is -4 * scale * sin(2 v + offset)
+            np.testing.assert_allclose(h(v, t), -4 * scale * np.sin(2 * v + offset) * t, rtol=1e-6)
+
+
+def test_a_global_read_live_named_like_a_cell_of_the_requested_function_is_refused(nb):
+    # the unit would hold one name for two values (its hvp reads it by name)
+    nb.run(
+        "def weigh(u):\n"
+        "    return u * scale\n"
+        "def make(scale):\n"
+        "    def outer(v):\n"
+        "        return np.sum(weigh(v) * scale)\n"
+        "    return outer\n"
+        "outer = make(2.0)\n")
+    with pytest.raises(tad.UnsupportedSyntaxError, match="reads the global 'scale'"):
+        tad.grad(nb["outer"])
+
+
 def test_second_derivatives_read_globals_live(nb):
     nb.run("def cubic(x):\n    return scale * x ** 3\n")
     dd = tad.grad(tad.grad(nb["cubic"]))

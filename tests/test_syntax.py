@@ -1,5 +1,6 @@
-"""match, the walrus operator, star-unpacking, nested unpacking,
-functools.reduce, assert, raise and del, in every mode (statements.py).
+"""match, the walrus operator, star-unpacking, nested unpacking, a loop
+over ``zip(*f(x))``, functools.reduce, assert, raise and del, in every mode
+(statements.py).
 
 Each case is checked against central differences at random points: grad,
 jvp and hvp, optimized and not (``corpus.check_all_modes``), and its
@@ -22,6 +23,7 @@ CASES = [
     ("walrus_in_conditions", ()), ("star_unpacking", ()), ("nested_unpacking", ()),
     ("reduce_forms", ()), ("assert_and_del", ()), ("chained_comparison", ()),
     ("raise_in_a_check", ()), ("raise_ends_a_path", ("sum",)), ("raise_ends_a_path", ("prod",)),
+    ("zip_of_a_spread_call", ()),
 ]
 
 
@@ -95,6 +97,18 @@ def test_star_unpacking_checks_the_length_as_python_does():
         tad.grad(star_unpack_too_few)(np.array([1.0, 2.0]))
     with pytest.raises(ValueError):
         star_unpack_too_few(np.array([1.0, 2.0]))
+
+
+def test_a_spread_zip_checks_the_count_of_sequences():
+    def two_of_three(w):
+        total = 0.0
+        for a, b in zip(*sf._three_parts(w)):
+            total = total + a * b
+        return total
+    with pytest.raises(AssertionError, match="zip"):
+        tad.grad(two_of_three)(np.array([1.0, 2.0, 3.0]))
+    with pytest.raises(ValueError):
+        two_of_three(np.array([1.0, 2.0, 3.0]))
 
 
 def test_reduce_is_a_readable_loop():

@@ -15,6 +15,7 @@ pullback (``ctx.calls`` maps ``(function, wrt)`` to its generated name).
 import inspect
 
 import gast
+import numpy as np
 
 from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.frontend import source
@@ -84,9 +85,15 @@ def _static_functions(bound, ctx):
         if value is None and atom.id in functions and not functions[atom.id].free:
             value = functions[atom.id]
         if inspect.isfunction(value) or isinstance(value, LocalFunction) or \
-                _has_rule(value):
+                _has_rule(value) or isinstance(value, _GENERATORS):
             statics.append((param, value))
     return tuple(sorted(statics, key=lambda item: item[0]))
+
+
+# random generators passed on (``sample(params, n, rs)``, autograd's
+# mixture_variational_inference.py): known objects, so that the callee's
+# ``rs.randn(...)`` is known to be a draw, whose derivative is zero
+_GENERATORS = (np.random.RandomState, np.random.Generator)
 
 
 def _has_rule(value):

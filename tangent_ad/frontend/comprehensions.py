@@ -28,6 +28,8 @@ validation refuses it.
 """
 import builtins
 
+import functools
+
 import gast
 
 from tangent_ad.frontend import function_values, generated
@@ -156,6 +158,11 @@ class _Rewrite(gast.NodeTransformer):
             variables = [self.scope.fresh("item") for _ in sequences]
             targets = [_store(v) for v in variables]
             elt = gast.Call(func=func, args=[_load(v) for v in variables], keywords=[])
+        elif self._plain_partial(func):  # map(partial(g, a), xs) -> [g(a, x) for x in xs]
+            variables = [self.scope.fresh("item") for _ in sequences]
+            targets = [_store(v) for v in variables]
+            elt = gast.Call(func=func.args[0], args=func.args[1:] + [_load(v) for v in variables],
+                            keywords=[])
         else:
             return None
         iterable = self._zipped(sequences, node)
@@ -163,6 +170,15 @@ class _Rewrite(gast.NodeTransformer):
             return None
         target = targets[0] if len(targets) == 1 else gast.Tuple(elts=targets, ctx=gast.Store())
         return _located(_comprehension(elt, target, iterable, []), node)
+
+    def _plain_partial(self, func):
+        """Whether `func` is ``functools.partial(g, a, ...)`` of a known
+        function and names or constants, which evaluate alike once per item
+        (autograd's hmm_em.py)."""
+        return isinstance(func, gast.Call) and not func.keywords and func.args and \
+            self.scope.is_builtin(func.func, functools.partial) and \
+            _evaluates_alike(func.args[0], self.scope) and \
+            all(isinstance(a, (gast.Name, gast.Constant)) for a in func.args[1:])
 
     def _filter(self, node):
         func, sequence = node.args

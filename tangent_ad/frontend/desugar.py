@@ -246,6 +246,13 @@ class Desugar:
             self.ctx.namespace.setdefault("tuple", tuple)
             return [self.atom(a) for a in node.args[:-1]] + [
                 gast.Starred(value=name(packed), ctx=gast.Load())]
+        if params is not None and not inspect.isfunction(callee) and \
+                any(p.kind is p.VAR_POSITIONAL for p in params):
+            # rs.randn(*x.shape), np.broadcast_arrays(*xs): a function without
+            # Python source that takes *args gets the tuple as it is (a rule
+            # that cannot bind it refuses later, where an adjoint is needed)
+            return [self.atom(a) for a in node.args[:-1]] + [
+                gast.Starred(value=self.atom(node.args[-1].value), ctx=gast.Load())]
         if params is None or any(p.kind is not p.POSITIONAL_OR_KEYWORD for p in params):
             raise UnsupportedSyntaxError(
                 "*args in a call is supported only for a function with a fixed "

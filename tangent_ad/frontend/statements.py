@@ -75,6 +75,9 @@ class _Statements:
         if isinstance(stmt, gast.FunctionDef):
             stmt.body = self.block(stmt.body)
             return [stmt]
+        spread = []
+        if isinstance(stmt, gast.For):
+            spread = self.zip_spread(stmt)
         for field in ("body", "orelse"):
             if isinstance(getattr(stmt, field, None), list):
                 setattr(stmt, field, self.block(getattr(stmt, field)))
@@ -85,7 +88,32 @@ class _Statements:
                 hoisted, new = self.hoisted(expr, stmt)
                 before += hoisted
                 setattr(stmt, field, new)
-        return before + [stmt]
+        return spread + before + [stmt]
+
+    def zip_spread(self, stmt):
+        """``for a, b, c in zip(*E)`` (autograd's gmm.py): the target says
+        that ``E`` holds three sequences, so the loop becomes ``t = E``,
+        a check of ``len(t)``, and ``for a, b, c in zip(t[0], t[1], t[2])``,
+        which later stages index. Returns the statements to run first."""
+        it, target = stmt.iter, stmt.target
+        if not (isinstance(it, gast.Call) and len(it.args) == 1 and not it.keywords
+                and isinstance(it.args[0], gast.Starred) and isinstance(target, gast.Tuple)
+                and not any(isinstance(e, gast.Starred) for e in target.elts)
+                and self.builtins_visible("zip", "len")):
+            return []
+        import builtins
+        if not self.scope.is_builtin(it.func, builtins.zip):
+            return []
+        count = len(target.elts)
+        whole = self.scope.fresh("t")
+        before = [gast.Assign(targets=[_store(whole)], value=it.args[0].value, type_comment=None),
+                  gast.Assert(test=gast.Compare(left=_call("len", _load(whole)), ops=[gast.Eq()],
+                                                comparators=[_const(count)]),
+                              msg=_const(f"zip(*...) of {count} sequences expected here, as "
+                                         f"the loop unpacks {count} values"))]
+        it.args = [gast.Subscript(value=_load(whole), slice=_const(i), ctx=gast.Load())
+                   for i in range(count)]
+        return [_located(b, stmt) for b in before]
 
     # ---- expressions computed before their statement --------------------------
 

@@ -41,6 +41,8 @@ def unconcatenate(g, arrays, axis=0):
     >>> unconcatenate(np.arange(5.0), (np.zeros(2), np.zeros(3)))
     [array([0., 1.]), array([2., 3., 4.])]
     """
+    if np.ndim(g) == 0:  # a gradient's seed, 1.0, for a result of one element
+        g = np.full(np.shape(np.concatenate([np.zeros(np.shape(a)) for a in arrays], axis)), g)
     axis = 0 if axis is None else axis  # axis=None concatenates flattened arrays
     across = max(size_of(g) // max(np.shape(g)[axis], 1), 1)
     ends = np.cumsum([size_of(a) // across for a in arrays])[:-1]
@@ -54,6 +56,8 @@ def unstack(g, arrays, axis=0):
     >>> unstack(np.array([[1.0, 2.0], [3.0, 4.0]]), (np.zeros(2), np.zeros(2)), axis=1)
     [array([1., 3.]), array([2., 4.])]
     """
+    if np.ndim(g) == 0:  # a gradient's seed, 1.0, for a result of one element
+        g = np.full(np.shape(np.stack([np.zeros(np.shape(a)) for a in arrays], axis)), g)
     return [_like(np.take(g, i, axis), a) for i, a in enumerate(arrays)]
 
 

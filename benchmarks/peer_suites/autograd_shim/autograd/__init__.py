@@ -17,7 +17,7 @@ import numpy.random
 
 import tangent_ad as tad
 
-from autograd._convert import argnums, closed, to_autograd
+from autograd._convert import argnums, closed, conjugates, readable, to_autograd
 
 for _name, _module in [("numpy", numpy), ("numpy.random", numpy.random),
                        ("numpy.linalg", numpy.linalg), ("numpy.fft", numpy.fft)]:
@@ -77,7 +77,24 @@ def grad(fun, argnum=0):
         except tad.NonScalarOutputError as exc:  # autograd's error for it
             raise TypeError(str(exc)) from exc
         return _unpack(argnum, to_autograd(result, derivative))
+    def form(nargs):
+        derivative = tad.grad(closed(fun, nargs, {}), wrt=(argnum,))
+        return readable(f"grad_{_label(fun)}", nargs, _in_autograd_convention(derivative, "({params})"),
+                        {"derivative": derivative})
+    if builtins.isinstance(argnum, int):
+        gradient.tangent_ad_form = form
     return gradient
+
+
+def _in_autograd_convention(derivative, call):
+    """The body of a form: the call of `derivative`, conjugated where the
+    shim's gradient conjugates its result (to_autograd)."""
+    return f"np.conj(derivative{call})" if conjugates(derivative) else f"derivative{call}"
+
+
+def _label(fun):
+    name = getattr(fun, "__name__", "fun")
+    return name if name.isidentifier() else "fun"
 
 
 def value_and_grad(fun, argnum=0):
@@ -110,6 +127,15 @@ def elementwise_grad(fun, argnum=0):
         if numpy.iscomplexobj(ans):
             raise TypeError("Elementwise_grad only applies to real-output functions.")
         return vjp(numpy.ones_like(ans))
+
+    def form(nargs):
+        target = closed(fun, nargs, {})
+        derivative = tad.vjp(target, wrt=argnums(argnum))
+        return readable(f"egrad_{_label(fun)}", nargs,
+                        _in_autograd_convention(derivative, "({params}, np.ones_like(target({params})))"),
+                        {"derivative": derivative, "target": target})
+    if builtins.isinstance(argnum, int):
+        gradient.tangent_ad_form = form
     return gradient
 
 

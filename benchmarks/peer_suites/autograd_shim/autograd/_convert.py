@@ -49,6 +49,9 @@ def closed(fun, nargs, kwargs):
     two-line ``def`` that calls it, registered in ``linecache`` so that
     tangent_ad can read its source.
     """
+    form = getattr(fun, "tangent_ad_form", None)
+    if form is not None and not kwargs:  # a gradient made by the shim, differentiated again
+        return form(nargs)
     if not kwargs and _fits(fun, nargs):
         return fun
     try:
@@ -73,6 +76,21 @@ def closed(fun, nargs, kwargs):
     if key is not None:
         _CLOSED[key] = wrapper
     return wrapper
+
+
+def readable(name, nargs, body, namespace):
+    """A function ``name(x0, ..., x{nargs-1})`` whose body is `body` (in
+    terms of those parameters, ``{params}`` standing for them all), with
+    `namespace` as its globals and its source in ``linecache``, so that
+    tangent_ad can differentiate it (the shim's gradients, differentiated
+    again, are such functions: calls of tangent_ad's generated derivatives)."""
+    params = ", ".join(f"x{i}" for i in range(nargs))
+    source = f"def {name}({params}):\n    return {body.format(params=params)}\n"
+    filename = f"<autograd shim {next(_COUNTER)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = dict(namespace, np=np)
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace[name]
 
 
 def _hashable(value):
