@@ -27,7 +27,7 @@ import gast
 
 from tangent_ad.frontend import generated
 from tangent_ad.frontend.static_scope import StaticScope
-from tangent_ad.nodes import walk
+from tangent_ad.nodes import const as _const, name as _load, walk
 from tangent_ad.runtime import ordering
 
 _NAMES = ("sorted", "reversed", "min", "max", "dict", "get")
@@ -159,16 +159,8 @@ def _copy(node):
     return gast.copy_location(type(node)(**{f: getattr(node, f) for f in node._fields}), node)
 
 
-def _const(value):
-    return gast.Constant(value=value, kind=None)
-
-
-def _load(identifier):
-    return gast.Name(id=identifier, ctx=gast.Load(), annotation=None, type_comment=None)
-
-
 def _store(identifier):
-    return gast.Name(id=identifier, ctx=gast.Store(), annotation=None, type_comment=None)
+    return _load(identifier, store=True)
 
 
 def _located(new, where):

@@ -27,7 +27,7 @@ from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.frontend import generated
 from tangent_ad.frontend.function_values import bind
 from tangent_ad.frontend.static_scope import StaticScope
-from tangent_ad.nodes import walk
+from tangent_ad.nodes import const as _const, name as _load, walk
 
 _OPAQUE = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp,
            gast.IfExp, gast.BoolOp, gast.FunctionDef)
@@ -329,16 +329,8 @@ def _call(func, *args):
     return gast.Call(func=_load(func), args=list(args), keywords=[])
 
 
-def _const(value):
-    return gast.Constant(value=value, kind=None)
-
-
-def _load(identifier):
-    return gast.Name(id=identifier, ctx=gast.Load(), annotation=None, type_comment=None)
-
-
 def _store(identifier):
-    return gast.Name(id=identifier, ctx=gast.Store(), annotation=None, type_comment=None)
+    return _load(identifier, store=True)
 
 
 def _located(new, where):
