@@ -482,6 +482,11 @@ class Oracle:
             checked = 0
             for attempt in range(6):
                 args = points[0] if attempt == 0 else make_args(prog, rng)
+                if attempt:
+                    try:  # differences of an f near 1e9 are rounding, not slope
+                        self.primal(args)
+                    except Invalid:
+                        continue
                 fds = self.fd_point(args, wrt)
                 if fds is None:
                     continue
@@ -537,9 +542,33 @@ class Oracle:
                 self.struct("float32", args[j], got[j], j)
                 self.struct("float32", args[j], got2[j], j, " (second call)")
                 if conditioned and not allclose(got[j], want[j], 2e-2,
-                                                1e-3 * magnitude(want[j])):
+                                                1e-3 * magnitude(want[j])) \
+                        and self.gradient_conditioned(args, j, want[j]):
                     self.wrong("float32", "float32 gradient far from float64 for arg %d: "
                                "%r vs %r" % (j, got[j], want[j]))
+
+    def gradient_conditioned(self, args, j, want, trials=4):
+        """Whether the float64 gradient stays within 1e-3 when the inputs
+        move by float32 rounding (relative 6e-8): only then can a float32
+        gradient be expected near it. A gradient that amplifies input
+        rounding (cancellation, a large sin argument) moves by percent in
+        float64 too, and its float32 digits are rounding, not a rule."""
+        a64 = [to64(a) for a in args]
+        for _ in range(trials):
+            moved = [tmap(self._rounded, a) if i in self.wrt else a
+                     for i, a in enumerate(a64)]
+            try:
+                other = as_tuple(self.general(*moved), self.n)[j]
+            except Exception:
+                return True
+            if not allclose(other, want, 1e-3, 1e-4 * magnitude(want)):
+                return False
+        return True
+
+    def _rounded(self, v):
+        if np.asarray(v).dtype.kind not in "fc":
+            return v
+        return v * (1 + 6e-8 * self.rng.standard_normal(np.shape(v)))
 
     def check_jvp(self):
         J = self.guard("jvp", tad.jvp, self.f, self.wrt)
