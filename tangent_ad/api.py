@@ -99,7 +99,8 @@ def _derivative(func, mode, wrt, preserve_result, optimized, verbose, kind=None,
             target_wrt = tuple(second_order.caller_names(func, names))
         return pipeline.transform(target, wrt=target_wrt, mode=mode, optimized=optimized,
                                   preserve_result=preserve_result, verbose=verbose,
-                                  kind=kind, has_aux=has_aux, scalar=scalar)
+                                  kind=kind, has_aux=has_aux, scalar=scalar,
+                                  conjugate=public)  # internal products: JAX's convention
 
     names = _wrt_names(func, wrt)
     if public:

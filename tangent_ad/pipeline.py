@@ -40,7 +40,8 @@ MODES = {"reverse": (reverse, "gradient", "pullback"),
 
 
 def transform(func, *, wrt, mode="reverse", optimized=True,
-              preserve_result=False, verbose=0, kind=None, has_aux=False, scalar=False):
+              preserve_result=False, verbose=0, kind=None, has_aux=False, scalar=False,
+              conjugate=True):
     """Generate, load and return the derivative function of `func`.
 
     The derivative of a function that calls other Python functions is a
@@ -55,7 +56,10 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
     `has_aux`, `func` returns ``(loss, aux)`` and the derivative is that of
     ``loss``, with the pair as its value (``frontend/aux.py``). With
     `scalar` (``value_and_grad``), the output is checked to be a real
-    scalar as a gradient's is, though the value is returned too.
+    scalar as a gradient's is, though the value is returned too. Without
+    `conjugate`, a non-holomorphic unit keeps JAX's convention in its
+    results too: the transposes that the derived rules of
+    ``second_order.py`` are built from.
     """
     options = dict(mode=mode, optimized=optimized, verbose=verbose)
     calls = {}
@@ -91,8 +95,10 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
             renames = _merge(namespace, callee.namespace, callee, callee_tree, defines,
                              live_anywhere, ctx)
             texts.append(emit.run(_renamed(callee_tree, renames), callee))
-        if mode == "reverse" and any(c.facts.get("nonholomorphic") for c in contexts):
+        ctx.facts["unit_nonholomorphic"] = any(c.facts.get("nonholomorphic") for c in contexts)
+        if mode == "reverse" and conjugate and ctx.facts["unit_nonholomorphic"]:
             tree = reverse.conjugate_complex_results(tree, ctx)
+            ctx.facts["conjugated"] = True
         tree = boundary.run(tree, ctx)  # the requested function's arguments and results
         text = "\n\n".join([emit.run(tree, ctx)] + texts)
         fn = loader.run(text, ctx, namespace, _live_groups(contexts, defines),

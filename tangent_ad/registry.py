@@ -134,6 +134,10 @@ class Registry:
         rules_changed()
 
     def is_nonholomorphic(self, func):
+        """Declared so, or a generated derivative whose unit used such a
+        rule (its derived rule, ``second_order.py``, is not holomorphic)."""
+        if getattr(getattr(func, "__tangent_ad__", None), "nonholomorphic", False):
+            return True
         self._ensure_loaded()
         try:
             return _key(func) in self._nonholomorphic

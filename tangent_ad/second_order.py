@@ -36,9 +36,10 @@ import types
 
 import numpy as np
 
-from tangent_ad.errors import NoDerivativeError, NonScalarOutputError, UnsupportedSyntaxError
+from tangent_ad.errors import NonScalarOutputError, UnsupportedSyntaxError
 from tangent_ad.live import LIVE_KEY, LIVE_NAMES_KEY, current
 from tangent_ad.naming import label
+from tangent_ad.runtime.core import conj_complex
 
 
 def _generated(fn):
@@ -166,8 +167,8 @@ def _gradient_rule(g, derivative):
     primal = [p for p in params if p != "bresult"]
     if len(params) != len(primal) + 1:
         return None  # a parameter of f named bresult: no rule, refused as before
-    spread = _spread(len(wrt))
     namespace, lines = {}, []
+    spread = _spread(len(wrt), info.conjugated, namespace)
     for v in primal:
         # the name forward mode gives it (``ad.forward.hvp_name``)
         product = f"hvp_{label(f)}_d{'_'.join(wrt)}" if wrt == (v,) else \
@@ -185,14 +186,21 @@ def _gradient_rule(g, derivative):
     return _load(source, f"<tangent_ad rule of {g.__name__}>", namespace, name)
 
 
-def _spread(count):
+def _spread(count, conjugated=False, namespace=None):
     """The cotangent of a gradient or vjp of `count` arguments as that many
     arguments: ``d[result]``, or ``d[result][0], d[result][1], ...`` (not
     ``*d[result]``: forward mode over the derivative, a third derivative,
-    binds each of them to a parameter of the product it calls)."""
-    if count == 1:
-        return "d[result]"
-    return ", ".join(f"d[result][{i}]" for i in range(count))
+    binds each of them to a parameter of the product it calls).
+
+    A derivative that went through a non-holomorphic step returns the
+    conjugate of JAX's adjoints (`conjugated`): it is ``conj(W)`` for the
+    transpose W the products are made from (they keep JAX's convention,
+    ``api._product``), so its cotangent u is W's cotangent ``conj(u)``."""
+    parts = ["d[result]"] if count == 1 else [f"d[result][{i}]" for i in range(count)]
+    if conjugated:
+        namespace["conj_complex"] = conj_complex
+        parts = [f"conj_complex({p})" for p in parts]
+    return ", ".join(parts)
 
 
 def _with_default(name, param, namespace):
@@ -294,15 +302,15 @@ def _vjp_rule(V, derivative):
     f, wrt = info.primal, tuple(info.wrt)
     params = list(inspect.signature(V).parameters)
     primal, seed = params[:-1], params[-1]
-    spread = _spread(len(wrt))
     along = _positions(f, wrt)
     namespace, lines = {}, []
+    spread = _spread(len(wrt), info.conjugated, namespace)
     for i, v in enumerate(primal):
         name = _forward_vjp(f, i, along, derivative, namespace)
         lines.append(f"    d[{v}] = {name}({', '.join(params)}, {spread})")
     name = f"tangent_{label(f)}_d{'_'.join(wrt)}"
     namespace[name] = _cached(("tangent", f, wrt), lambda: _Lazy(
-        name, lambda: derivative(f, "forward", wrt, "hvp"), guard=V))
+        name, lambda: derivative(f, "forward", wrt, "hvp")))
     lines.append(f"    d[{seed}] = {name}({', '.join(primal)}, {spread})")
     rule_name = f"rule_of_{label(V)}"
     source = f"def {rule_name}({', '.join(['result'] + params)}):\n" + "\n".join(lines) + "\n"
@@ -322,19 +330,14 @@ def _cached(key, make):
 class _Lazy:
     """A generated function made when first called (``build()``). Forward
     mode over code that calls it reads the generated function's source
-    (``__tangent_ad_function__``): that is how the next order is made.
+    (``__tangent_ad_function__``): that is how the next order is made."""
 
-    `guard` is the first derivative whose rule calls it (or None: the
-    function itself): see `_refuse_conjugated`."""
-
-    def __init__(self, name, build, guard=None):
+    def __init__(self, name, build):
         self.__name__ = self.__qualname__ = name
-        self.build, self.fn, self.guard = build, None, guard
+        self.build, self.fn = build, None
 
     def __call__(self, *args):
-        fn = self.__tangent_ad_function__()
-        _refuse_conjugated(args, (fn, self.guard))
-        return fn(*args)
+        return self.__tangent_ad_function__()(*args)
 
     def __tangent_ad_function__(self):
         if self.fn is None or not current(self.fn):
@@ -379,41 +382,6 @@ class _Product(_Lazy):
                 f"{self.f.__name__} with respect to {self.wrt[0]} {what}",
                 hint="for a Hessian use tangent_ad.hessian(f); "
                      "for a Hessian-vector product, tangent_ad.hvp(f)")
-
-
-def _refuse_conjugated(args, functions):
-    """Refuse a reverse rule of a derivative at complex values when that
-    derivative conjugates its complex results (``conj_complex``: it went
-    through a non-holomorphic step such as ``np.abs`` or ``np.real``).
-
-    The rules above read a vjp as the transpose ``J^T c``, which holds for
-    real values and for holomorphic functions of complex ones; the
-    conjugated vjp of a non-holomorphic function is not that transpose,
-    and its rule would give a wrong number (autograd's test suite found
-    it: the second derivative of ``np.abs`` at a complex point). Forward
-    mode over the same derivatives is exact and stays available
-    (``tad.jvp(tad.vjp(f))``, ``tad.hvp``).
-    """
-    if not any(np.iscomplexobj(a) for a in _leaves(args)):
-        return
-    for fn in functions:
-        info = getattr(fn, "__tangent_ad__", None)
-        if info is not None and "conj_complex(" in info.source:
-            raise NoDerivativeError(
-                f"the reverse-mode derivative of {fn.__name__} at complex values is not "
-                "supported: it goes through a non-holomorphic step (np.abs, np.real, "
-                "np.conj, ...) whose second derivative tangent_ad cannot take in reverse mode",
-                hint="take the second derivative in forward mode: tangent_ad.jvp of the "
-                     "gradient or vjp (tangent_ad.hvp does), or split the complex values into "
-                     "real and imaginary parts")
-
-
-def _leaves(value):
-    if isinstance(value, (list, tuple)):
-        return [leaf for part in value for leaf in _leaves(part)]
-    if isinstance(value, dict):
-        return _leaves(list(value.values()))
-    return [value]
 
 
 def _seed_adjoint(name, g, primal):

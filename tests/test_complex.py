@@ -465,18 +465,62 @@ def _abs_of(z):
     return np.abs(z)
 
 
-def test_reverse_over_a_conjugated_vjp_is_refused_at_complex_values():
-    # found by autograd's test suite (benchmarks/peer_suites): the derived
-    # rule of a vjp reads it as J^T c, which a vjp that went through a
-    # non-holomorphic step (and so conjugates its result) is not; it gave
-    # d/dc Re(w * vjp(z, c)) = Re(w * conj(z / |z|)) instead of Re(w * z / |z|)
+def _slopes(fun, z, h=1e-6):
+    """d/dRe z + i d/dIm z of the real `fun` at the complex scalar z."""
+    return ((fun(z + h) - fun(z - h)) + 1j * (fun(z + 1j * h) - fun(z - 1j * h))) / (2 * h)
+
+
+def test_reverse_over_a_conjugated_vjp_at_complex_values():
+    # found by autograd's test suite (benchmarks/peer_suites): a vjp that went
+    # through a non-holomorphic step conjugates its result, so it is not the
+    # transpose J^T c its derived rule is built from; once that gave
+    # d/dc Re(w * vjp(z, c)) = Re(w * conj(z / |z|)) instead of Re(w * z / |z|),
+    # then it was refused; now the rule conjugates the cotangent on the way in
     vjp = tad.vjp(_abs_of)
     outer = tad.vjp(vjp, wrt=(0, 1))
     z, c, w = 1.1 + 1.2j, -0.28, 0.3 - 0.4j
-    with pytest.raises(tad.NoDerivativeError, match="non-holomorphic"):
-        outer(z, c, w)
-    # forward mode over the same vjp is exact
-    _, tangent = tad.jvp(vjp, wrt=(1,))(z, c, 1.0)
+    bz, bc = outer(z, c, w)
+    np.testing.assert_allclose(bc, np.real(w * z / abs(z)), rtol=1e-12)
+    np.testing.assert_allclose(bz, _slopes(lambda v: np.real(w * vjp(v, c)), z), rtol=1e-7)
+    # a complex cotangent of the inner vjp, read by the outer one
+    c = 0.7 - 0.2j
+    bz, bc = outer(z, c, w)
+    np.testing.assert_allclose(bz, _slopes(lambda v: np.real(w * vjp(v, c)), z), rtol=1e-7)
+    np.testing.assert_allclose(bc, _slopes(lambda v: np.real(w * vjp(z, v)), c), rtol=1e-7)
+    # forward mode over the same vjp agrees
+    _, tangent = tad.jvp(vjp, wrt=(1,))(z, 0.5, 1.0)
     np.testing.assert_allclose(tangent, z / abs(z), rtol=1e-12)
-    # and at real values the reverse rule stays: d/dc (c * sign(x)) = sign(x)
-    np.testing.assert_allclose(outer(-1.5, c, 0.5)[1], -0.5)
+    # and at real values: d/dc (c * sign(x)) = sign(x)
+    np.testing.assert_allclose(outer(-1.5, -0.28, 0.5)[1], -0.5)
+
+
+def test_second_derivatives_through_non_holomorphic_steps_at_complex_values():
+    def f(x):
+        return np.sum(np.abs(x) ** 2 * np.real(x) + np.imag(x * x) * np.abs(x))
+
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=3) + 1j * rng.normal(size=3)
+    u = rng.normal(size=3) + 1j * rng.normal(size=3)
+    g = tad.grad(f)
+
+    def along(v):
+        return np.sum(np.real(g(v) * u))
+
+    got = tad.grad(along)(x)
+    for i in range(3):
+        e = np.eye(3)[i]
+        want = _slopes(lambda s: along(x + (s - x[i]) * e), x[i])
+        np.testing.assert_allclose(got[i], want, rtol=1e-6)
+    # reverse over a jvp of the same non-holomorphic map
+    jvp = tad.jvp(lambda v: np.abs(v) * v)
+    t = rng.normal(size=3) + 1j * rng.normal(size=3)
+
+    def tangent_part(v):
+        value, tangent = jvp(v, t)
+        return np.sum(np.real(tangent * u) + np.imag(value))
+
+    got = tad.grad(tangent_part)(x)
+    for i in range(3):
+        e = np.eye(3)[i]
+        want = _slopes(lambda s: tangent_part(x + (s - x[i]) * e), x[i])
+        np.testing.assert_allclose(got[i], want, rtol=1e-6)

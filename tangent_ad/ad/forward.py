@@ -297,6 +297,8 @@ class _Forward:
         value = stmt.value
         where = self.ctx.where(self.ctx.origin.get(stmt))
         template = REGISTRY.lookup("forward", func, where=where)
+        if REGISTRY.is_nonholomorphic(func):  # recorded: reverse over this jvp conjugates
+            self.ctx.facts["nonholomorphic"] = True
         templates.load_globals(template, self.ctx.namespace)
         args, keywords = templates.operands(value)
         bound = templates.bind(template, func, args, keywords, where=where)
