@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import tangent_ad as tad
+from tangent_ad.optimize.staging import variants
 from tangent_ad.testing import numerical_grad
 
 _cells = itertools.count()
@@ -80,6 +81,28 @@ def test_every_kind_of_data_global_is_read_when_called(nb, value):
                 g(w)
         else:
             np.testing.assert_allclose(g(w), expected, rtol=1e-5)
+
+
+def test_a_staged_copy_assumes_a_globals_kind_only_behind_its_guard(nb):
+    # issue 15: a module constant (DT = 0.5) has a kind the copy may use, so
+    # no unbroadcast is left for a scalar loop; its value stays live, and
+    # another kind of value fails the guard and gets a copy of its own
+    nb.run(
+        "DT = 0.5\n"
+        "def step(x):\n"
+        "    for i in range(3):\n"
+        "        x = x + DT * np.cos(x)\n"
+        "    return x\n")
+    g = tad.grad(nb["step"])
+    for _ in range(CALLS):
+        np.testing.assert_allclose(g(0.3), fd(nb, "step", 0.3), rtol=1e-6)
+    (copy,) = variants(g).values()
+    assert "unbroadcast" not in copy and "DT" in copy
+    for value in (0.25, np.float32(0.25), 2, np.array(0.5), 0.5):
+        nb["DT"] = value
+        for _ in range(CALLS):
+            np.testing.assert_allclose(g(0.3), fd(nb, "step", 0.3), rtol=1e-5)
+    assert len(variants(g)) >= 4
 
 
 def test_globals_read_by_a_helper_and_in_forward_mode_are_live(nb):

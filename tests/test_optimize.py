@@ -343,14 +343,30 @@ CASES = {
                 bW = bW + W
             return bW, g
         """),
-    "unbroadcast to an np.float64 gives a Python float: it stays": ("""
+    "unbroadcast to an np.float64 gives a Python float: float()": ("""
         def f(x, s, bresult):
             bs = unbroadcast(bresult, s)
             return bs
         """, [*arrays((3,)), np.float64(2.0), np.float64(1.0)], """
         def f(x, s, bresult):
-            bs = unbroadcast(bresult, s)
+            bs = float(bresult)
             return bs
+        """),
+    "a name that is a Python float and an np.float64 is a real scalar": ("""
+        def f(x, n, bresult):
+            y = x
+            for i in range(n):
+                y = np.cos(y)
+            by = unbroadcast(bresult, y)
+            bt = unbroadcast(by * y, x)
+            return bt
+        """, [1.5, 3, 1.0], """
+        def f(x, n, bresult):
+            y = x
+            for i in range(n):
+                y = np.cos(y)
+            bt = float(bresult * y)
+            return bt
         """),
     "unbroadcast that casts float32 to float64 stays": ("""
         def f(x, bresult):

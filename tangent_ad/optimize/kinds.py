@@ -43,7 +43,9 @@ BOTTOM = "bottom"  # not assigned yet, while solving
 @dataclass(frozen=True)
 class Kind:
     """`box` is 'float', 'int', 'bool', 'complex' (Python numbers), 'array'
-    (np.ndarray) or 'scalar' (a NumPy scalar); arrays and NumPy scalars
+    (np.ndarray), 'scalar' (a NumPy scalar) or 'real' (a real scalar that
+    is a Python float at some point and an np.float64 at another: a
+    loop's state after ``np.cos``); arrays, NumPy scalars and real scalars
     carry a `dtype`, arrays a `shape`."""
 
     box: str
@@ -69,7 +71,7 @@ class Kind:
         """A value of this kind with as few entries as its rank allows."""
         if self.python:
             return _SAMPLE[self.box]
-        if self.box == "scalar":
+        if self.box in ("scalar", "real"):
             return self.dtype.type(_SAMPLE["float"] if self.dtype.kind in "fc" else 1)
         return np.ones((1,) * len(self.shape), self.dtype)
 
@@ -102,6 +104,8 @@ def kind_of(value):
 
 _NUMBER_KINDS = {t: Kind(box) for t, box in _PYTHON_NUMBERS.items()}
 _KNOWN = {}
+REAL = Kind("real", (), np.dtype(np.float64))
+_REAL_SCALARS = (Kind("float"), Kind("scalar", (), np.dtype(np.float64)), REAL)
 
 
 def _join(a, b):
@@ -109,7 +113,9 @@ def _join(a, b):
         return b
     if b == BOTTOM:
         return a
-    return a if a == b else None
+    if a == b:
+        return a
+    return REAL if a in _REAL_SCALARS and b in _REAL_SCALARS else None
 
 
 class Kinds:
@@ -133,6 +139,13 @@ class Kinds:
                 self.backs[name] = value.call if name not in self.backs else None
         self.names = {name: BOTTOM for name, _ in assigned}
         self.names.update(params)
+        # the module's data globals (``DT = 0.05``), whose kinds the staged
+        # copy's guard checks on every call; a name bound anywhere in the
+        # function (a nested function's parameter too) is not the global
+        bound = {n.id for n in self.nodes if isinstance(n, gast.Name)
+                 and isinstance(n.ctx, (gast.Store, gast.Param))}
+        self.globals = {k: v for k, v in (unit.global_kinds if unit is not None else {}).items()
+                        if k not in bound and k not in self.names}
         # each name only rises, BOTTOM -> a kind -> None: at most two
         # changes per name before nothing changes
         for _ in rounds("the kinds analysis (staging)", 2 * len(assigned) + 2):
@@ -151,7 +164,9 @@ class Kinds:
     def of(self, node):
         """The Kind of expression `node`, None if unknown (or BOTTOM)."""
         if isinstance(node, gast.Name):
-            return self.names.get(node.id)
+            if node.id in self.names:
+                return self.names[node.id]
+            return self.globals.get(node.id)
         if isinstance(node, Part):
             return self.unit.part(self, node) if self.unit is not None else None
         if isinstance(node, gast.Constant):
@@ -224,7 +239,10 @@ class Kinds:
                 out = func(*samples)
         except Exception:  # noqa: BLE001 - whatever NumPy refuses is unknown
             return None
-        return _result(out, shape)
+        out = _result(out, shape)
+        if REAL in kinds and out in _REAL_SCALARS:
+            return REAL  # a Python float or an np.float64, as the operand was
+        return out
 
     def _matmul(self, left, right):
         kinds = self._operands([left, right])
@@ -268,6 +286,9 @@ class Kinds:
             return _zeros(args)
         if func == "np.outer" and len(args) == 2:
             return self._outer(args)
+        if func == "float" and len(args) == 1 and is_real(self.of(args[0])) and \
+                self.of(args[0]).size == 1 and self.of(args[0]).box != "array":
+            return Kind("float")
         if func in ("len", "np.size", "size_of", "np.ndim") and len(args) == 1:
             return Kind("int")
         if func in _SHAPE_OF_FIRST and len(args) == _SHAPE_OF_FIRST[func]:
@@ -368,7 +389,8 @@ def is_real(kind):
 def is_python_float_like(kind):
     """A Python float or int, or an np.float64 (which subclasses float):
     ``unbroadcast`` gives a Python float for these."""
-    return kind.box in ("float", "int") or (kind.box == "scalar" and kind.dtype == np.float64)
+    return kind.box in ("float", "int", "real") or (
+        kind.box == "scalar" and kind.dtype == np.float64)
 
 
 def _zeros(args):

@@ -212,7 +212,7 @@ class _Rewriter(gast.NodeTransformer):
             return args[0]  # an array or a number is not a dict: iterated as it is
         if func == "cast_like" and len(args) == 2:
             kg, kx = self.kinds.of(args[0]), self.kinds.of(args[1])
-            if kg is not None and kx is not None and kg == float_kind(kx):
+            if kg is not None and kx is not None and kg == float_kind(kx) and kx.box != "real":
                 return args[0]  # the value already has the kind of its argument
             return node
         if func == "accumulate" and len(args) == 2 and None not in map(self.kinds.of, args):
@@ -254,6 +254,8 @@ class _Rewriter(gast.NodeTransformer):
         if kg.box == "float" and (is_python_float_like(kx) or kx.box == "scalar") or \
                 kg == kx and not kg.python and not is_python_float_like(kx):
             return g  # see kinds.Kinds._adjoint_helper
+        if is_python_float_like(kx) and kg.box in ("real", "scalar") and kg.dtype == np.float64:
+            return call("float", g)  # what unbroadcast gives, without its checks
         if kg.box == kx.box == "array" and kg.dtype == kx.dtype and kx.shape:
             lead = len(kg.shape) - len(kx.shape)
             if lead > 0 and kg.shape[lead:] == kx.shape:

@@ -145,7 +145,7 @@ class _Stager:
         """Run the copy for the kinds of `args`, writing it if they repeat,
         and guard the dispatcher's code for them (the most recent kinds win)."""
         self.refresh()
-        key = tuple(kind_of(a) for a in args)
+        key = tuple(kind_of(a) for a in args) + self._global_kinds()
         fn = self.variants.get(key)
         if fn is None:
             count = self.seen.get(key, 0) + 1
@@ -179,6 +179,21 @@ class _Stager:
             tracebacks.annotate(exc)
             raise
 
+    def _global_kinds(self):
+        """``((name, kind), ...)`` for the data globals the derivative reads
+        live whose values have a kind now (``DT = 0.05``): a copy may
+        assume them, and its guard checks them on every call, as it checks
+        the arguments' (the values stay live: only their kinds are fixed)."""
+        module = self.ns.get(LIVE_KEY)
+        if module is None:
+            return ()
+        found = []
+        for name in sorted(self.ns.get(LIVE_NAMES_KEY, ())):
+            kind = kind_of(module.get(name))
+            if kind is not None:
+                found.append((name, kind))
+        return tuple(found)
+
     def _unspecialized(self):
         """The dispatcher's code when no copy is worth writing: the general
         derivative, behind the checks that it is current."""
@@ -198,7 +213,7 @@ class _Stager:
         general = fingerprint(functions[0])
         root, pullbacks = functions[0], {f.name: f for f in functions[1:]}
         params = dict(zip(self.params, key))
-        unit = Unit(pullbacks, self._fresh)
+        unit = Unit(pullbacks, self._fresh, dict(key[len(self.params):]))
         unit.solve(root, params)
         dropped = set(unit.invalid)
         trees = [optimize(root, params, unit)]
@@ -211,7 +226,7 @@ class _Stager:
         if len(trees) == 1 and fingerprint(trees[0]) == general:
             return self.general
         self.sources[key] = "\n\n".join(emit.run(tree) for tree in trees)
-        return self._compile(self.sources[key], f"for {_describe(key)}")
+        return self._compile(self.sources[key], f"for {_describe(key[:len(self.params)])}")
 
     def _fresh(self, callee):
         self.copies += 1
@@ -220,7 +235,8 @@ class _Stager:
     def _guarded(self, key):
         """The code of the copy for `key` behind a guard on the arguments."""
         checks = []
-        for i, (param, kind) in enumerate(zip(self.params, key)):
+        pairs = list(zip(self.params, key)) + list(key[len(self.params):])
+        for param, kind in pairs:  # the globals' names read live here too
             if kind is None:
                 continue  # the copy assumes nothing about this argument
             if kind.box == "array":
@@ -235,7 +251,7 @@ class _Stager:
         guard = ["    if not (" + "\n            and ".join(checks) + "):",
                  f"        return _tad_stage({', '.join(self.params)})"] if checks else []
         source = "\n".join(lines[:start] + guard + lines[start:]) + "\n"
-        return self._compile(source, f"for {_describe(key)}, guarded").__code__
+        return self._compile(source, f"for {_describe(key[:len(self.params)])}, guarded").__code__
 
     def _dependency_checks(self):
         """Guard terms that hold while the derivative is current (the

@@ -37,9 +37,10 @@ class Unit:
     """The pullbacks `functions` ({name: FunctionDef}) of one unit; `fresh`
     gives each copy a name of its own."""
 
-    def __init__(self, functions, fresh):
+    def __init__(self, functions, fresh, global_kinds=None):
         self.functions = functions
         self.fresh = fresh
+        self.global_kinds = global_kinds or {}  # data globals' kinds, guarded by staging
         self.copies = {}   # (callee, argument kinds) -> _Copy
         self.origin = {}   # copy name -> callee
         self.invalid = set()

@@ -16,6 +16,7 @@ __all__ = ["ensure_scalar", "ensure_real", "unbroadcast", "unplus", "untimes", "
 
 
 _ndarray = np.ndarray
+_float64 = np.float64
 _SCALAR_TYPES = frozenset((float, int, np.float64, np.float32))
 
 
@@ -100,10 +101,16 @@ def unbroadcast(g, x):
     array([3., 3.])
     """
     # Fast paths first, for the common cases, with the cheapest checks:
-    # two Python floats, and NumPy arrays of one dtype whose shapes are
-    # equal or differ only by leading axes.
+    # real scalars (a Python float becomes np.float64 after np.cos, so a
+    # loop's adjoints mix the two), and NumPy arrays of one dtype whose
+    # shapes are equal or differ only by leading axes.
     kind = type(x)
-    if kind is _ndarray:
+    if kind is float or kind is _float64:  # a Python float, as _like gives
+        if type(g) is float:
+            return g
+        if type(g) is _float64:
+            return float(g)
+    elif kind is _ndarray:
         if type(g) is _ndarray and g.dtype == x.dtype:
             shape, gshape = x.shape, g.shape
             if gshape == shape:
@@ -111,8 +118,6 @@ def unbroadcast(g, x):
             lead = len(gshape) - len(shape)
             if shape and lead > 0 and gshape[lead:] == shape:
                 return np.add.reduce(g, axis=0 if lead == 1 else tuple(range(lead)))
-    elif kind is float and type(g) is float:
-        return g
     if isinstance(x, (tuple, list)) and isinstance(g, (tuple, list)):
         raise UnsupportedSyntaxError(
             "a + or * of tuples or lists was differentiated as arithmetic: the "
