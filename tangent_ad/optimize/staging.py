@@ -76,6 +76,26 @@ def variants(fn):
     return dict(stager.sources) if stager is not None else {}
 
 
+def source_for(fn, args, kwargs):
+    """The source of the copy of `fn` that a call with `args` and `kwargs`
+    runs (written now if it is not yet, but not run), without its guard;
+    None when such a call runs the general derivative."""
+    stager = getattr(fn, "__tangent_ad_stager__", None)
+    if stager is None:
+        return None
+    stager.refresh()
+    bound = inspect.signature(stager.general).bind(*args, **kwargs)
+    bound.apply_defaults()
+    key = stager.key(bound.args)
+    if key not in stager.variants:
+        try:
+            stager.variants[key] = stager._variant(key)
+        except Exception as exc:  # noqa: BLE001 - as in a call: the general one runs
+            stager.errors[key] = exc
+            stager.variants[key] = stager.general
+    return stager.sources.get(key) if stager.variants[key] is not stager.general else None
+
+
 def _plain_namespace(namespace):
     if lookup(namespace, "np", np) is not np or any(
             lookup(namespace, b, getattr(builtins, b)) is not getattr(builtins, b)
@@ -145,7 +165,7 @@ class _Stager:
         """Run the copy for the kinds of `args`, writing it if they repeat,
         and guard the dispatcher's code for them (the most recent kinds win)."""
         self.refresh()
-        key = tuple(kind_of(a) for a in args) + self._global_kinds()
+        key = self.key(args)
         fn = self.variants.get(key)
         if fn is None:
             count = self.seen.get(key, 0) + 1
@@ -178,6 +198,10 @@ class _Stager:
         except Exception as exc:
             tracebacks.annotate(exc)
             raise
+
+    def key(self, args):
+        """The kinds a copy for a call with `args` assumes (and guards)."""
+        return tuple(kind_of(a) for a in args) + self._global_kinds()
 
     def _global_kinds(self):
         """``((name, kind), ...)`` for the data globals the derivative reads
