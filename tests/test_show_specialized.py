@@ -34,8 +34,9 @@ def test_other_kinds_show_another_copy_and_keywords_bind():
     g = tad.grad(mlp_loss)
     args64 = (np.ones((3, 2)), np.zeros(2), np.ones((4, 3)))
     args32 = tuple(a.astype(np.float32) for a in args64)
+    before = len(variants(g))
     one, other = tad.show_source(g, *args64), tad.show_source(g, *args32)
-    assert len(variants(g)) == 2  # one copy per kind (here with the same text)
+    assert len(variants(g)) == before + 2  # one copy per kind (here with the same text)
     assert "unbroadcast" not in one and "unbroadcast" not in other
     assert tad.show_source(g, *args64, bresult=2.0) == one  # a float seed: the same kind
     np.testing.assert_allclose(g(*args32), g(*args64), rtol=1e-5)
