@@ -154,6 +154,27 @@ def calls_two_decorated(x, w):
     return scaled_square(x * w) + shifted_product(x, w)
 
 
+def symmetrizing(fn, argnum):
+    """autograd's test helper: a closure that takes *args and **kwargs,
+    changes one argument and passes the rest on (kwargs empty here)."""
+    def symmetrized(*args, **kwargs):
+        args = list(args)
+        args[argnum] = 0.5 * (args[argnum] + np.swapaxes(args[argnum], -1, -2))
+        return fn(*args, **kwargs)
+    return symmetrized
+
+
+def _weighted_logdet(a, w):
+    return np.linalg.slogdet(a)[1] * w + np.sum(a * a)
+
+
+symmetric_logdet = symmetrizing(_weighted_logdet, 0)
+
+
+def calls_symmetrized(x, w):
+    return symmetric_logdet(x @ x.T + 3.0 * np.eye(3), w)
+
+
 CASES = {
     "star_args": (star_args, lambda r: (r.normal(size=3), r.normal(size=3)), (0, 1)),
     "net": (net, lambda r: (r.normal(size=(3, 3)), r.normal(size=(3, 3)), r.normal(size=3)),
@@ -176,4 +197,7 @@ CASES = {
                              (0, 1)),
     "decorated_registration": (registered_cube, lambda r: (r.normal(size=3),), (0,)),
     "calls_decorated": (calls_decorated, lambda r: (r.normal(size=3), r.normal(size=3)), (0, 1)),
+    "empty_kwargs_passed_on": (calls_symmetrized,
+                               lambda r: (r.normal(size=(3, 3)), float(r.uniform(0.5, 2.0))),
+                               (0, 1)),
 }

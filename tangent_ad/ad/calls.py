@@ -154,10 +154,7 @@ def _bind(func, call, where):
     which the callee takes as a plain parameter (``frontend/signatures.py``)."""
     signature = source.signature(func)
     params = list(signature.parameters.values())
-    if any(p.kind is p.VAR_KEYWORD for p in params):
-        raise UnsupportedSyntaxError(
-            f"{func.__qualname__} has a **kwargs parameter, which is not supported",
-            hint="list the keyword parameters explicitly", **where)
+    kwargs = [p.name for p in params if p.kind is p.VAR_KEYWORD]
     args, packed = list(call.args), None
     variadic = [p for p in params if p.kind is p.VAR_POSITIONAL]
     if args and isinstance(args[-1], gast.Starred):
@@ -171,7 +168,12 @@ def _bind(func, call, where):
     except TypeError as exc:
         raise UnsupportedSyntaxError(f"bad call to {func.__qualname__}: {exc}",
                                      **where) from None
-    items = list(bound.arguments.items())
+    if kwargs and bound.arguments.get(kwargs[0]):
+        raise UnsupportedSyntaxError(
+            f"this call passes {', '.join(sorted(bound.arguments[kwargs[0]]))} to the "
+            f"**{kwargs[0]} parameter of {func.__qualname__}, which is not supported",
+            hint=f"give {func.__qualname__} a parameter of that name", **where)
+    items = [(p, a) for p, a in bound.arguments.items() if p not in kwargs]
     if packed is not None:
         items = [(p, a) for p, a in items if p != variadic[0].name] + \
             [(variadic[0].name, packed)]

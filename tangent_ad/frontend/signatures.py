@@ -9,7 +9,11 @@ parameters can take the form the later stages know:
   and passes the tuple (``ad/calls.py``), whose adjoint flows back into
   each item as for any tuple;
 * ``def g(a, *, k=2.0)`` -> ``def g(a, k=2.0)``: the caller passes ``k``
-  by keyword, as written, or every parameter in order (forward mode).
+  by keyword, as written, or every parameter in order (forward mode);
+* ``def g(*args, **kwargs): ... f(*args, **kwargs)``: a call passes no
+  keyword into ``**kwargs`` (``ad/calls.py`` refuses one that does), so
+  ``kwargs`` is empty: the parameter goes, and so does each ``**kwargs``
+  that passes it on. Any other use of it is refused.
 
 The requested function itself keeps its signature: the user calls its
 derivative with the arguments of the function, and a ``*args`` or
@@ -28,9 +32,7 @@ def run(tree, ctx):
         return tree
     args = tree.args
     if args.kwarg is not None:
-        raise UnsupportedSyntaxError(
-            f"{tree.name} has a **{args.kwarg.id} parameter, which is not supported",
-            hint="list the keyword parameters explicitly", **ctx.where(tree))
+        _drop_empty_kwargs(tree, ctx)
     if args.vararg is None and not args.kwonlyargs:
         return tree
     defaults = [None] * (len(args.args) - len(args.defaults)) + list(args.defaults)
@@ -53,3 +55,21 @@ def run(tree, ctx):
                                kwonlyargs=[], kw_defaults=[], kwarg=None,
                                defaults=defaults[first:])
     return tree
+
+
+def _drop_empty_kwargs(tree, ctx):
+    """Remove the ``**kwargs`` parameter of `tree` (empty in every call of
+    a generated caller) and the ``**kwargs`` that pass it on."""
+    kwargs = tree.args.kwarg.id
+    for node in gast.walk(tree):
+        if isinstance(node, gast.Call):
+            node.keywords = [k for k in node.keywords
+                             if not (k.arg is None and isinstance(k.value, gast.Name)
+                                     and k.value.id == kwargs)]
+    for node in (n for stmt in tree.body for n in gast.walk(stmt)):
+        if isinstance(node, gast.Name) and node.id == kwargs:
+            raise UnsupportedSyntaxError(
+                f"{tree.name} uses its **{kwargs} parameter other than to pass it on "
+                f"(f(..., **{kwargs})), which is not supported",
+                hint="list the keyword parameters explicitly", **ctx.where(node))
+    tree.args.kwarg = None
