@@ -163,3 +163,17 @@ def test_a_starred_call_that_needs_an_adjoint_it_cannot_bind_is_refused():
         return np.sum(np.broadcast_arrays(*xs)[0])
     with pytest.raises(tad.TangentADError, match="broadcast_arrays"):
         tad.grad(spread_broadcast)([np.ones(2), np.ones(2)])
+
+
+def test_empty_kwargs_passed_on_in_forward_mode_and_hvp():
+    from call_functions import calls_symmetrized
+    rng = np.random.default_rng(4)
+    x, t = rng.normal(size=(3, 3)), rng.normal(size=(3, 3))
+    _, tangent = tad.jvp(calls_symmetrized)(x, 1.5, t)
+    h = 1e-6
+    expected = (calls_symmetrized(x + h * t, 1.5) - calls_symmetrized(x - h * t, 1.5)) / (2 * h)
+    np.testing.assert_allclose(tangent, expected, rtol=1e-6)
+    g = tad.grad(calls_symmetrized)
+    expected = (g(x + h * t, 1.5) - g(x - h * t, 1.5)) / (2 * h)
+    np.testing.assert_allclose(tad.hvp(calls_symmetrized)(x, 1.5, t), expected,
+                               rtol=1e-5, atol=1e-8)

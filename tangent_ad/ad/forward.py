@@ -345,6 +345,8 @@ class _Forward:
                 arguments.append(given[param.name])
             elif param.kind is param.VAR_POSITIONAL:  # no items for *args
                 arguments.append(gast.Tuple(elts=[], ctx=gast.Load()))
+            elif param.kind is param.VAR_KEYWORD:  # empty, and gone (signatures.py)
+                continue
             else:
                 arguments.append(self.default(func, param))
         arguments += [name(self.tangent_of(a)) for _, a in wanted]
