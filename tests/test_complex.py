@@ -524,3 +524,45 @@ def test_second_derivatives_through_non_holomorphic_steps_at_complex_values():
         e = np.eye(3)[i]
         want = _slopes(lambda s: tangent_part(x + (s - x[i]) * e), x[i])
         np.testing.assert_allclose(got[i], want, rtol=1e-6)
+
+
+# ---- np.linalg.svd of complex matrices: the vectors up to their phases ------------
+# (autograd's test_svd_*_complex; runtime/svd_formulas.py)
+
+def _svd_phase_free(x, w1, w2, w3):
+    u, s, vh = np.linalg.svd(x, full_matrices=False)
+    return np.sum(np.abs(u) * w1) + np.sum(s * w2) + np.sum(np.abs(vh) * w3)
+
+
+def _svd_values(x, w2):
+    return np.sum(np.linalg.svd(x, compute_uv=False) * w2)
+
+
+@pytest.mark.parametrize("shape", [(3, 5), (5, 3), (4, 4), (2, 3, 4)])
+def test_complex_svd_vectors_in_every_mode(shape):
+    rng = np.random.default_rng(sum(shape))
+    k = min(shape[-2:])
+    w1 = rng.normal(size=shape[:-1] + (k,))
+    w2 = rng.normal(size=shape[:-2] + (k,))
+    w3 = rng.normal(size=shape[:-2] + (k, shape[-1]))
+    x, t, u = (rng.normal(size=shape) + 1j * rng.normal(size=shape) for _ in range(3))
+    f = lambda z: _svd_phase_free(z, w1, w2, w3)  # noqa: E731
+    g = tad.grad(_svd_phase_free)
+    np.testing.assert_allclose(g(x, w1, w2, w3), complex_numerical_grad(f, x),
+                               rtol=1e-6, atol=1e-7)
+    _, tangent = tad.jvp(_svd_phase_free)(x, w1, w2, w3, t)
+    h = 1e-6
+    np.testing.assert_allclose(tangent, (f(x + h * t) - f(x - h * t)) / (2 * h), rtol=1e-6)
+    np.testing.assert_allclose(
+        tad.hvp(_svd_phase_free)(x, w1, w2, w3, t),
+        (g(x + h * t, w1, w2, w3) - g(x - h * t, w1, w2, w3)) / (2 * h), rtol=1e-5, atol=1e-6)
+
+    def along(z):
+        return np.sum(np.real(g(z, w1, w2, w3) * u))
+
+    np.testing.assert_allclose(tad.grad(along)(x), complex_numerical_grad(along, x, 1e-5),
+                               rtol=1e-5, atol=1e-6)
+    gs = tad.grad(_svd_values)
+    np.testing.assert_allclose(
+        tad.hvp(_svd_values)(x, w2, t),
+        (gs(x + h * t, w2) - gs(x - h * t, w2)) / (2 * h), rtol=1e-5, atol=1e-6)

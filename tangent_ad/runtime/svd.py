@@ -6,15 +6,18 @@ For the thin decomposition ``a = u @ diag(s) @ vh`` of an m x n matrix
 and ``f[i, j] = 1 / (s[j]**2 - s[i]**2)`` off the diagonal (0 on it):
 
     ds  = Re diag(p)
-    du  = u (f * (p s + s p^H)) + (1 - u u^H) da v / s
+    du  = u (f * (p s + s p^H) + diag(i Im p_ii / s_i)) + (1 - u u^H) da v / s
     dv  = v (f * (s p + p^H s)) + (1 - v v^H) da^H u / s
 
-and the adjoint is the transpose of that map. Real matrices only for the
-singular vectors (a complex one has a phase freedom in u and v that these
-formulas do not fix); the singular values alone work for complex
-matrices too. Distinct, nonzero singular values are needed. The
-formulas for the vectors are in svd_formulas.py, written once for arrays
-and for dual numbers, which give their second derivatives.
+and the adjoint is the transpose of that map. A complex matrix's
+vectors are unique only up to a phase per pair (u_i e^{it}, v_i e^{it});
+the diagonal term is one choice of how the phases move (dv has no
+imaginary diagonal), so derivatives of what does not depend on the
+phases (``np.abs(u)``, ``u @ np.diag(s) @ vh``, projectors) are right,
+and those of a function that reads a phase are of that choice. Distinct,
+nonzero singular values are needed. The formulas for the vectors are in
+svd_formulas.py, written once for arrays and for dual numbers, which
+give their second derivatives.
 """
 import numpy as np
 
@@ -33,10 +36,6 @@ def _thin(a):
 
 
 def _refuse_vectors(a, full_matrices):
-    if np.iscomplexobj(a):
-        raise NoDerivativeError(
-            "the derivative of the singular vectors of a complex matrix is not supported "
-            "(np.linalg.svd(a, compute_uv=False), the singular values alone, is)")
     m, n = np.shape(a)[-2:]
     if full_matrices and m != n:
         raise NoDerivativeError(
@@ -99,7 +98,7 @@ def jvp_grad_svd(dg, da, g, a, full_matrices=True, compute_uv=True):
     if dg is not None:
         total = total + _values_adjoint(dg, u, vh)
     weighted = np.expand_dims(g, -2)
-    return total + np.matmul(du * weighted, vh) + np.matmul(u * weighted, dvh)
+    return total + np.conj(np.matmul(du * weighted, vh) + np.matmul(u * weighted, dvh))
 
 
 def jvp_jvp_svd(dt, da, t, a, full_matrices=True, compute_uv=True):
@@ -112,8 +111,8 @@ def jvp_jvp_svd(dt, da, t, a, full_matrices=True, compute_uv=True):
     u, s, vh = _thin(a)
     du, _, dvh = jvp_svd(da, (u, s, vh), a, False, True)
     total = jvp_svd(dt, None, a, False, False) if dt is not None else 0.0
-    return total + np.einsum("...ji,...jk,...ik->...i", du, t, vh) + \
-        np.einsum("...ji,...jk,...ik->...i", u, t, dvh)
+    return total + np.real(np.einsum("...ji,...jk,...ik->...i", np.conj(du), t, np.conj(vh)) +
+                           np.einsum("...ji,...jk,...ik->...i", np.conj(u), t, np.conj(dvh)))
 
 
 # ---- second derivatives of the vectors: the formulas on dual numbers ------------

@@ -1,5 +1,5 @@
-"""The formulas of ``np.linalg.svd``'s derivative (runtime/svd.py) for real
-singular vectors, written once for arrays and for dual numbers.
+"""The formulas of ``np.linalg.svd``'s derivative (runtime/svd.py), for real
+and complex matrices, written once for arrays and for dual numbers.
 
 ``vectors_adjoint`` is the adjoint of a from those of (u, s, vh),
 ``vectors_tangent`` the tangents of (u, s, vh) from that of a (the
@@ -94,8 +94,19 @@ def value(x):
     return x.v if isinstance(x, Dual) else x
 
 
-def _t(x):
-    return np.swapaxes(x, -1, -2)
+def _h(x):
+    """The conjugate transpose (the transpose, for a real x)."""
+    x = np.swapaxes(x, -1, -2)
+    return np.conj(x) if np.iscomplexobj(x) else x
+
+
+def _c(x):
+    """`x` conjugated, for complex values (an array or a Dual)."""
+    return linear(np.conj, x) if np.iscomplexobj(value(x)) else x
+
+
+def _diagonal_matrix(d, k):
+    return linear(np.expand_dims, d, -1) * np.eye(k)
 
 
 def _gaps(s, k):
@@ -106,36 +117,52 @@ def _gaps(s, k):
     return (1.0 - eye) * (1.0 / (gaps + eye))
 
 
+def _phase(m, s, k):
+    """``diag(i Im(m_ii) / s_i)``: for a complex matrix, the part of du
+    that fixes the phase of each pair of vectors (dv gets none)."""
+    return _diagonal_matrix(1j * linear(np.imag, linear(np.diagonal, m, 0, -2, -1)) / s, k)
+
+
 def vectors_adjoint(gu, gs, gvh, u, s, vh):
-    """The adjoint of a from those of (u, s, vh) (any may be None)."""
+    """The adjoint of a from those of (u, s, vh) (any may be None), in the
+    convention of the other reverse rules (JAX's): the transpose of
+    `vectors_tangent` for the real inner product is taken on conjugated
+    adjoints, and conjugated back."""
     k = np.shape(value(s))[-1]
     f = _gaps(s, k)
     sd = linear(np.expand_dims, s, -2)  # multiplies columns by s
+    complex_ = np.iscomplexobj(value(u))
     inner, total = 0.0, 0.0
     if gs is not None:
-        inner = inner + linear(np.expand_dims, gs, -1) * np.eye(k)
+        inner = inner + _diagonal_matrix(gs, k)
     if gu is not None:
-        ugu = linear(_t, u) @ gu
-        inner = inner + (f * (ugu - linear(_t, ugu))) * sd
+        gu = _c(gu)
+        ugu = linear(_h, u) @ gu
+        inner = inner + (f * (ugu - linear(_h, ugu))) * sd
+        if complex_:
+            inner = inner + _phase(ugu, s, k)
         total = total + ((gu - u @ ugu) / sd) @ vh
     if gvh is not None:
-        v, gv = linear(_t, vh), linear(_t, gvh)
-        vgv = linear(_t, v) @ gv
-        inner = inner + linear(np.expand_dims, s, -1) * (f * (vgv - linear(_t, vgv)))
-        total = total + (u / sd) @ linear(_t, gv - v @ vgv)
-    return total + u @ (inner @ vh)
+        v, gv = linear(_h, vh), linear(_h, _c(gvh))
+        vgv = linear(_h, v) @ gv
+        inner = inner + linear(np.expand_dims, s, -1) * (f * (vgv - linear(_h, vgv)))
+        total = total + (u / sd) @ linear(_h, gv - v @ vgv)
+    return _c(total + u @ (inner @ vh))
 
 
 def vectors_tangent(da, u, s, vh):
     """The tangents (du, ds, dvh) from that of a."""
     k = np.shape(value(s))[-1]
-    v = linear(_t, vh)
+    v = linear(_h, vh)
     dav = da @ v
-    p = linear(_t, u) @ dav
+    p = linear(_h, u) @ dav
     f = _gaps(s, k)
     sd, sc = linear(np.expand_dims, s, -2), linear(np.expand_dims, s, -1)
-    ds = linear(np.diagonal, p, 0, -2, -1)
-    du = u @ (f * (p * sd + sc * linear(_t, p))) + (dav - u @ (linear(_t, u) @ dav)) / sd
-    dau = linear(_t, da) @ u
-    dv = v @ (f * (sc * p + linear(_t, p) * sd)) + (dau - v @ (vh @ dau)) / sd
-    return du, ds, linear(_t, dv)
+    ds = linear(np.real, linear(np.diagonal, p, 0, -2, -1))
+    inner = f * (p * sd + sc * linear(_h, p))
+    if np.iscomplexobj(value(p)):
+        inner = inner + _phase(p, s, k)
+    du = u @ inner + (dav - u @ (linear(_h, u) @ dav)) / sd
+    dau = linear(_h, da) @ u
+    dv = v @ (f * (sc * p + linear(_h, p) * sd)) + (dau - v @ (vh @ dau)) / sd
+    return du, ds, linear(_h, dv)
