@@ -566,3 +566,78 @@ def test_complex_svd_vectors_in_every_mode(shape):
     np.testing.assert_allclose(
         tad.hvp(_svd_values)(x, w2, t),
         (gs(x + h * t, w2) - gs(x - h * t, w2)) / (2 * h), rtol=1e-5, atol=1e-6)
+
+
+# ---- second derivatives of eigh and of norms at complex matrices ----------------
+# (autograd's test_eigvalh_*_complex, test_norm_nuclear_complex,
+# test_vector_norm_ord_complex: runtime/linalg_tangents.py, runtime/tangents.py)
+
+def _eigh_phase_free(x, w1, w2):
+    w, v = np.linalg.eigh(x)
+    return np.sum(w * w1) + np.sum(np.abs(v) * w2)
+
+
+def _eigh_upper_phase_free(x, w1, w2):
+    w, v = np.linalg.eigh(x, "U")
+    return np.sum(w * w1) + np.sum(np.abs(v) * w2)
+
+
+def _norm_nuc(x):
+    return np.linalg.norm(x, ord="nuc")
+
+
+def _norm_2(x):
+    return np.linalg.norm(x, ord=2)
+
+
+def _norm_minus_2(x):
+    return np.linalg.norm(x, ord=-2)
+
+
+def _vector_norm_3(x):
+    return np.linalg.norm(x, ord=3)
+
+
+def _vector_norm_4_rows(x):
+    return np.sum(np.linalg.norm(x, ord=4, axis=1))
+
+
+def _second_order_checks(f, args, x, rng):
+    """hvp against differences of the gradient, and reverse over reverse
+    against complex differences of <u, grad>."""
+    t, u = (rng.normal(size=x.shape) + 1j * rng.normal(size=x.shape) for _ in range(2))
+    h = 1e-6
+    g = tad.grad(f)
+    np.testing.assert_allclose(tad.hvp(f)(x, *args, t),
+                               (g(x + h * t, *args) - g(x - h * t, *args)) / (2 * h),
+                               rtol=1e-5, atol=1e-6)
+    if args:
+        w1, w2 = args
+        f1 = f
+
+        def f(z):
+            return f1(z, w1, w2)
+    g = tad.grad(f)
+
+    def along(z):
+        return np.sum(np.real(g(z) * u))
+
+    np.testing.assert_allclose(tad.grad(along)(x), complex_numerical_grad(along, x, 1e-5),
+                               rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("f", [_eigh_phase_free, _eigh_upper_phase_free])
+def test_complex_eigh_second_derivatives(f):
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(4, 4)) + 1j * rng.normal(size=(4, 4))
+    _second_order_checks(f, (rng.normal(size=4), rng.normal(size=(4, 4))), x, rng)
+
+
+@pytest.mark.parametrize("f, shape", [(_norm_nuc, (5, 4)), (_norm_2, (3, 4)),
+                                      (_norm_minus_2, (4, 4)), (_vector_norm_3, (6,)),
+                                      (_vector_norm_4_rows, (3, 4))])
+def test_complex_norm_second_derivatives(f, shape):
+    rng = np.random.default_rng(len(shape) + shape[0])
+    x = rng.normal(size=shape) + 1j * rng.normal(size=shape)
+    np.testing.assert_allclose(tad.grad(f)(x), complex_numerical_grad(f, x), rtol=1e-6)
+    _second_order_checks(f, (), x, rng)

@@ -14,12 +14,15 @@ about inverses and decompositions:
   diagonal, and the parts of dU, dV outside the spans of U, V are
   ``(I - U U^T) dA V / s`` and ``(I - V V^T) dA^T U / s``.
 
-Real matrices only, like the adjoints they differentiate.
+eigh's and the norms' work for complex matrices too (conjugates where
+the adjoints have them; the norms' slopes through the complex singular
+vectors of ``svd_formulas``); Cholesky's is for real matrices only.
 """
 import numpy as np
 
 from tangent_ad.errors import NoDerivativeError
 from tangent_ad.runtime.linalg import grad_eigh, matrix_transpose
+from tangent_ad.runtime.svd_formulas import vectors_tangent
 
 __all__ = ["grad_eigh_pair", "jvp_grad_cholesky", "jvp_grad_eigh", "jvp_singular_slope"]
 
@@ -92,12 +95,14 @@ def jvp_grad_eigh(dg, deigen, g, eigen):
     ``deigen = (dw, dv)`` of the decomposition. Adjoints or tangents may
     be None (zero).
 
-    The adjoint is ``sym(V K V^T)`` with ``K = diag(gw) + F * (V^T gv)``
-    and ``F_ij = 1 / (w_j - w_i)`` off the diagonal (0 on it), so::
+    The adjoint is ``herm(conj(V) K V^T)`` with ``K = diag(re gw) + F *
+    (V^T gv)``, ``F_ij = 1 / (w_j - w_i)`` off the diagonal (0 on it) and
+    ``herm(S) = (S + S^H) / 2`` (``grad_eigh``; conj does nothing to a real
+    V), so::
 
-        dK = diag(dgw) + dF * (V^T gv) + F * (dV^T gv + V^T dgv)
+        dK = diag(re dgw) + dF * (V^T gv) + F * (dV^T gv + V^T dgv)
         dF_ij = -(dw_j - dw_i) F_ij^2
-        d sym(V K V^T) = sym(dV K V^T + V dK V^T + V K dV^T)
+        d herm(conj(V) K V^T) = herm(conj(dV) K V^T + conj(V) dK V^T + conj(V) K dV^T)
 
     >>> eigen = np.linalg.eigh(np.diag([1.0, 2.0]))
     >>> jvp_grad_eigh((np.array([1.0, 0.0]), None), (np.zeros(2), np.zeros((2, 2))),
@@ -106,7 +111,6 @@ def jvp_grad_eigh(dg, deigen, g, eigen):
            [0., 0.]])
     """
     (gw, gv), (dgw, dgv), (w, v), (dw, dv) = g, dg, eigen, deigen
-    _real_only("np.linalg.eigh", v, gv, dgv, dv)
     n = np.shape(w)[-1]
     eye = np.eye(n, dtype=v.dtype)
     vt = matrix_transpose(v)
@@ -117,9 +121,9 @@ def jvp_grad_eigh(dg, deigen, g, eigen):
     inner = np.zeros_like(v)
     dinner = np.zeros_like(v)
     if gw is not None:
-        inner = inner + np.expand_dims(gw, -1) * eye
+        inner = inner + np.expand_dims(np.real(gw), -1) * eye
     if dgw is not None:
-        dinner = dinner + np.expand_dims(dgw, -1) * eye
+        dinner = dinner + np.expand_dims(np.real(dgw), -1) * eye
     if gv is not None:
         projected = np.matmul(vt, gv)
         inner = inner + f * projected
@@ -130,8 +134,26 @@ def jvp_grad_eigh(dg, deigen, g, eigen):
     if dgv is not None:
         dinner = dinner + f * np.matmul(vt, dgv)
     dvt = matrix_transpose(dv)
-    return _sym(np.matmul(np.matmul(dv, inner), vt) + np.matmul(np.matmul(v, dinner), vt)
-                + np.matmul(np.matmul(v, inner), dvt))
+    left, dleft = (np.conj(v), np.conj(dv)) if np.iscomplexobj(v) else (v, dv)
+    moved = np.matmul(np.matmul(dleft, inner), vt) + np.matmul(np.matmul(left, dinner), vt) \
+        + np.matmul(np.matmul(left, inner), dvt)
+    return 0.5 * (moved + np.conj(matrix_transpose(moved)))
+
+
+def _complex_singular_slope_tangent(da, a, ord):
+    """The tangent of the conjugated slope, ``conj(U V^H)`` for 'nuc' or
+    ``conj(u_k v_k^H)`` for ord 2, -2, of a complex `a`: through the
+    tangents of the singular vectors (``svd_formulas.vectors_tangent``),
+    whose phases cancel in these products."""
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    du, _, dvh = vectors_tangent(da, u, s, vh)
+    if ord == "nuc":
+        moved = np.matmul(du, vh) + np.matmul(u, dvh)
+    else:
+        k = 0 if ord == 2 else np.shape(s)[-1] - 1
+        pick, row = slice(k, k + 1), slice(k, k + 1)
+        moved = du[..., :, pick] * vh[..., row, :] + u[..., :, pick] * dvh[..., row, :]
+    return np.conj(moved)
 
 
 def jvp_singular_slope(dx, x, ord, axes):
@@ -154,9 +176,10 @@ def jvp_singular_slope(dx, x, ord, axes):
     array([[0.        , 0.66666667],
            [0.33333333, 0.        ]])
     """
-    _real_only(f"np.linalg.norm(x, {ord!r})", x, dx)
     a = np.moveaxis(x, axes, (-2, -1))
     da = np.moveaxis(dx, axes, (-2, -1))
+    if np.iscomplexobj(a) or np.iscomplexobj(da):
+        return np.moveaxis(_complex_singular_slope_tangent(da, a, ord), (-2, -1), axes)
     u, s, vh = np.linalg.svd(a, full_matrices=False)
     ut, v = matrix_transpose(u), matrix_transpose(vh)
     projected = np.matmul(np.matmul(ut, da), v)  # X = U^T dA V

@@ -202,10 +202,14 @@ def jvp_grad_norm(dg, dnorm, dx, g, norm, x, ord=None, axis=None, keepdims=False
         if not keepdims:
             g = _keep_dims(g, np.shape(x), axes)
         tangent = tangent + g * jvp_abs_slope(dx, x)  # slope conj(x) / |x|
+    elif len(axes) == 1 and np.iscomplexobj(x) and np.isfinite(ord) and ord != 0:
+        if not keepdims:
+            g, norm, dnorm = (_keep_dims(v, np.shape(x), axes) for v in (g, norm, dnorm))
+        tangent = tangent + g * np.conj(_complex_p_slope_tangent(dx, x, norm, dnorm, ord))
     elif len(axes) == 1 and np.iscomplexobj(x) and ord != 0:
         raise NoDerivativeError(
             f"the second derivative of the vector norm ord={ord} of complex "
-            "values is not supported (ord=None, 1, 2 are)")
+            "values is not supported (finite ord is)")
     elif len(axes) == 1 and np.isfinite(ord) and ord not in (0, 1):
         if not keepdims:
             g, norm, dnorm = (_keep_dims(v, np.shape(x), axes) for v in (g, norm, dnorm))
@@ -222,6 +226,20 @@ def jvp_grad_norm(dg, dnorm, dx, g, norm, x, ord=None, axis=None, keepdims=False
             g = _keep_dims(g, np.shape(x), axes)
         tangent = tangent + g * jvp_singular_slope(dx, x, ord, axes)
     return _like(tangent, x)
+
+
+def _complex_p_slope_tangent(dx, x, norm, dnorm, ord):
+    """The tangent of the p-norm's slope ``sgn(x) (|x| / norm)^(p-1)`` at
+    complex `x` (``sgn(x) = x / |x|``; unconjugated), with
+    ``d|x| = re(conj(sgn x) dx)`` and ``d sgn(x) = (dx - sgn(x) d|x|) / |x|``."""
+    size = np.abs(x)
+    nonzero = size > 0
+    sgn = np.divide(x, size, out=np.zeros_like(x), where=nonzero)
+    dsize = np.real(np.conj(sgn) * dx)
+    ratio = size / norm
+    dratio = dsize / norm - size * dnorm / (norm * norm)
+    dsgn = np.divide(dx - sgn * dsize, size, out=np.zeros_like(x), where=nonzero)
+    return dsgn * ratio ** (ord - 1) + sgn * (ord - 1) * ratio ** (ord - 2) * dratio
 
 
 def jvp_grad_einsum(dg, doperands, g, operands):
