@@ -172,7 +172,7 @@ def solve(result, a, b):
 
 @tangent(np.linalg.svd)
 def svd(result, a, full_matrices=True, compute_uv=True, hermitian=False):
-    """Needs distinct nonzero singular values; singular vectors of real matrices only."""
+    """Needs distinct nonzero singular values. A complex matrix's vectors are unique up to a phase per pair: derivatives of what does not read the phases (`np.abs(u)`, `u @ np.diag(s) @ vh`) are right."""
     d[result] = jvp_svd(d[a], result, a, full_matrices, compute_uv)
 
 

@@ -28,7 +28,7 @@ import gast
 from tangent_ad.frontend import generated
 from tangent_ad.frontend.static_scope import StaticScope
 from tangent_ad.nodes import const as _const, name as _load, walk
-from tangent_ad.runtime import ordering
+from tangent_ad.runtime import ordering, structures
 
 _NAMES = ("sorted", "reversed", "min", "max", "dict", "get")
 
@@ -109,13 +109,13 @@ class _Rewrite(gast.NodeTransformer):
     def _reindexed(self, node, items, positions, extra, many):
         """``items[i] for i in positions(items, *extra)`` (a list when
         `many`, else the one item ``items[positions(items, *extra)]``)."""
-        if isinstance(items, gast.Name) and self.scope.is_local(items.id):
-            sequence, outer = items, []
-        else:  # evaluated once, by a first loop over a one-item list
-            variable = self.scope.fresh("seq")
-            sequence = _load(variable)
-            outer = [gast.comprehension(target=_store(variable), iter=gast.List(
-                elts=[items], ctx=gast.Load()), ifs=[], is_async=0)]
+        # evaluated once, by a first loop over a one-item list; a dict is
+        # gone through by its keys, as these builtins read it (``iterated``)
+        variable = self.scope.fresh("seq")
+        sequence = _load(variable)
+        items = gast.Call(func=self.helper(structures.iterated), args=[items], keywords=[])
+        outer = [gast.comprehension(target=_store(variable), iter=gast.List(
+            elts=[items], ctx=gast.Load()), ifs=[], is_async=0)]
         chosen = gast.Call(func=self.helper(positions), args=[_copy(sequence)] + extra,
                            keywords=[])
         if many and not all(isinstance(e, (gast.Name, gast.Constant, gast.Attribute))
