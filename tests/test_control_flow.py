@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import tangent_ad as tad
+from tangent_ad.testing import numerical_grad
 from control_flow_functions import ALL_MODES, CASES, loop_branch
 from corpus import (check_against_finite_differences, check_all_modes,
                     check_optimizer_keeps_values)
@@ -318,3 +319,66 @@ def test_a_loop_whose_body_is_only_continue():
     # the body is empty once the tail `continue` goes: `for` with no body
     # (IndentationError) in the unoptimized derivative
     check_all_modes(_skips_every_iteration, (np.array([0.3, -0.4]), 3))
+
+
+# ---- loops over what a call returns (issue 13: autograd's bayesian_neural_net) ----
+
+def _two_layers(params):
+    return [(params[0], params[1]), (params[2], params[3])]
+
+
+def _through_layers(params, x):
+    for W, b in _two_layers(params):
+        x = np.tanh(W @ x + b)
+    return np.sum(x)
+
+
+def _over_split(x):
+    s = 0.0
+    for part in np.split(x, 2):
+        s = s + np.sum(np.sin(part)) * np.sum(part)
+    return s
+
+
+def _over_rows_of_a_result(x):
+    s = 0.0
+    for row in np.tanh(x):
+        s = s + np.sum(row * row[0])
+    return s
+
+
+def _pieces(w):
+    for i in range(2):
+        yield w[2 * i:2 * i + 2]
+
+
+def _over_a_generator(w):
+    s = 0.0
+    for p in _pieces(w):
+        s = s + np.sum(p ** 2)
+    return s
+
+
+def test_a_loop_over_the_list_a_call_returns_in_every_mode():
+    rng = np.random.default_rng(7)
+    params = [rng.normal(size=(3, 3)), rng.normal(size=3), rng.normal(size=(3, 3)),
+              rng.normal(size=3)]
+    x = rng.normal(size=3)
+    got = tad.grad(_through_layers)(params, x)
+    for i in range(4):
+        want = numerical_grad(lambda p: _through_layers(params[:i] + [p] + params[i + 1:], x),
+                              (params[i],), 0)
+        np.testing.assert_allclose(got[i], want, rtol=1e-6, atol=1e-8)
+    for f, arg in ((_over_split, rng.normal(size=4)), (_over_rows_of_a_result,
+                                                        rng.normal(size=(2, 3)))):
+        np.testing.assert_allclose(tad.grad(f)(arg), numerical_grad(f, (arg,), 0), rtol=1e-6)
+        t = rng.normal(size=arg.shape)
+        _, tangent = tad.jvp(f)(arg, t)
+        np.testing.assert_allclose(tangent, (f(arg + 1e-6 * t) - f(arg - 1e-6 * t)) / 2e-6,
+                                   rtol=1e-6)
+
+
+def test_a_loop_over_a_generator_is_refused_with_the_fix():
+    with pytest.raises(tad.UnsupportedSyntaxError, match="generator _pieces") as info:
+        tad.grad(_over_a_generator)(np.arange(4.0))
+    assert "return a list" in str(info.value)

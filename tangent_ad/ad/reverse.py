@@ -20,6 +20,8 @@ value, set to None before the primal sweep when it may not exist there),
 and a loop's adjoint starts with every adjoint its body accumulates into
 defined.
 """
+import inspect
+
 import gast
 
 from tangent_ad.ad import calls, checkpointing, containers, output_check, saving
@@ -290,6 +292,12 @@ class _Reverse:
 
     def loop_adjoint(self, stmt, defined):
         if isinstance(stmt, gast.For) and saving.writes_in([stmt.target]) & self.active:
+            func = self.ctx.resolved.get(stmt.iter)
+            if inspect.isgeneratorfunction(func):
+                raise UnsupportedSyntaxError(
+                    f"looping over what the generator {func.__qualname__} yields is not "
+                    "supported", hint=f"make {func.__name__} build and return a list of "
+                    "its items", **self.ctx.where(self.ctx.origin.get(stmt)))
             raise UnsupportedSyntaxError(
                 "looping over a differentiated sequence is not supported yet",
                 hint="loop over the sequence itself, enumerate() or zip() of "

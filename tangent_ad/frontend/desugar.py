@@ -314,14 +314,25 @@ def _takes_the_rest(params, node, callee):
 
 def _computed_sequence(node, resolved):
     """A loop's sequence written as a list, tuple or comprehension with
-    something to compute in it, or an item or slice of a value
-    (``for W, b in [(W1, b1), (W2, b2)]``, ``for x in xs[1:]``): it is
-    evaluated once into a temporary and indexed, like a named sequence."""
+    something to compute in it, an item or slice of a value, or what a
+    call of the user's function or of NumPy returns (``for W, b in [(W1,
+    b1), (W2, b2)]``, ``for x in xs[1:]``, ``for W, b in layers(params)``,
+    ``for part in np.split(x, 3)``): it is evaluated once into a temporary
+    and indexed, like a named sequence. Other calls (``map``, ``iter``, a
+    generator) give iterators, which are not indexed."""
     if isinstance(node, (gast.List, gast.Tuple)):
         return not all(isinstance(e, gast.Constant) for e in node.elts)
     if isinstance(node, gast.ListComp):
         return True
+    if isinstance(node, gast.Call):
+        func = resolved.get(node)
+        return (inspect.isfunction(func) and not inspect.isgeneratorfunction(func)
+                and not getattr(func, "__module__", "").startswith("tangent_ad")) or \
+            getattr(func, "__module__", None) in _ARRAY_MODULES
     return isinstance(node, gast.Subscript) and node.value not in resolved
+
+
+_ARRAY_MODULES = ("numpy", "numpy.linalg", "numpy.fft")  # where NumPy's public functions say they are
 
 
 def _unpacks(target):
