@@ -22,8 +22,8 @@ from tangent_ad.analysis import activity
 from tangent_ad.context import Context
 from tangent_ad.errors import InternalError, TangentADError, UnsupportedSyntaxError
 from tangent_ad.frontend import (aux, builtin_forms, comprehensions, exits, function_values,
-                                 inline, normalize, resolve, signatures, source, statements,
-                                 validate)
+                                 generators, inline, normalize, resolve, signatures, source,
+                                 statements, validate)
 from tangent_ad.limits import rounds
 from tangent_ad.nodes import walk
 from tangent_ad.live import Dependencies
@@ -32,7 +32,7 @@ from tangent_ad.optimize import fixed_point
 # Functions of one unit (each round generates at least one): a call graph
 # that keeps growing, say a helper passing a new lambda to itself, stops here.
 MAX_FUNCTIONS = 256
-FRONTEND = (signatures, inline, statements, comprehensions, builtin_forms, function_values,
+FRONTEND = (generators, signatures, inline, statements, comprehensions, builtin_forms, function_values,
             validate, resolve, normalize, exits, aux, activity)
 # mode -> (differentiating stage, kind of the requested function, of its callees)
 MODES = {"reverse": (reverse, "gradient", "pullback"),

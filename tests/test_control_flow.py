@@ -378,7 +378,39 @@ def test_a_loop_over_the_list_a_call_returns_in_every_mode():
                                    rtol=1e-6)
 
 
-def test_a_loop_over_a_generator_is_refused_with_the_fix():
+def _pieces_until(w):
+    s = 0.0
+    for p in _pieces(w):
+        s = s + np.sum(p ** 2)
+        if s > 1.0:
+            break
+    return s
+
+
+def _yield_as_a_value(x):
+    y = yield x
+    return y
+
+
+def _over_yield_as_a_value(x):
+    s = 0.0
+    for p in _yield_as_a_value(x):
+        s = s + p
+    return s
+
+
+def test_a_loop_over_a_generator_reads_its_items_in_every_mode():
+    w, t = np.array([0.5, -1.0, 2.0, 0.25]), np.array([1.0, 0.5, -1.0, 2.0])
+    np.testing.assert_allclose(tad.grad(_over_a_generator)(w), 2 * w)
+    _, tangent = tad.jvp(_over_a_generator)(w, t)
+    np.testing.assert_allclose(tangent, 2 * w @ t)
+    np.testing.assert_allclose(tad.hvp(_over_a_generator)(w, t), 2 * t)
+
+
+def test_a_generator_the_derivative_cannot_read_as_a_list_is_refused():
+    # a loop with break may stop early (the generator could be endless)
     with pytest.raises(tad.UnsupportedSyntaxError, match="generator _pieces") as info:
-        tad.grad(_over_a_generator)(np.arange(4.0))
+        tad.grad(_pieces_until)(np.arange(4.0))
     assert "return a list" in str(info.value)
+    with pytest.raises(tad.UnsupportedSyntaxError, match="'yield' used as a value"):
+        tad.grad(_over_yield_as_a_value)(1.0)

@@ -97,7 +97,7 @@ class Desugar:
         """For a loop with an ``else`` clause and a ``break`` of its own, a
         new flag, set to False before the loop (each of its breaks sets it
         to True); None otherwise."""
-        if not loop.orelse or not _breaks(loop.body):
+        if not loop.orelse or not has_break(loop.body):
             return None
         flag = self.ctx.namer.fresh("broke")
         self.mutable.add(flag)
@@ -153,16 +153,22 @@ class Desugar:
         self.version[view] = view
         return name(view)
 
-    def indexed_loop(self, target, iterable):
+    def indexed_loop(self, target, iterable, breaks=False):
         """``for x in X`` -> ``for i in range(len(X)): x = X[i]`` (and the
         same for ``enumerate(X)`` and ``zip(X, Y)``), so that each element
         read is an indexing whose adjoint flows back into ``X``. An `X` not
         known to be other than a dict is read through ``t = iterated(X)``
         (a dict's keys, as a list)."""
         func = self.ctx.resolved.get(iterable)
+        listed = isinstance(iterable, gast.Call) and inspect.isgeneratorfunction(func) \
+            and not breaks
+        if listed:  # read to the end: the list of its items (frontend/generators.py)
+            iterable = self._resolved(gast.Call(func=name("list"), args=[iterable],
+                                                keywords=[]), list)
+            self.ctx.namespace.setdefault("list", list)
         start = None  # enumerate's start, when given
         if isinstance(iterable, gast.Name) and iterable not in self.ctx.resolved or \
-                _computed_sequence(iterable, self.ctx.resolved) or \
+                listed or _computed_sequence(iterable, self.ctx.resolved) or \
                 iterable in self.ctx.facts.get("fields", ()):  # `for layer in self.layers`
             sequences, index, targets = [iterable], None, [target]
         elif func is enumerate and isinstance(target, gast.Tuple) and len(target.elts) == 2 \
@@ -342,14 +348,14 @@ def _unpacks(target):
     return isinstance(target, (gast.Tuple, gast.List)) and all(_unpacks(e) for e in target.elts)
 
 
-def _breaks(stmts):
+def has_break(stmts):
     """Whether `stmts` (a loop body) hold a ``break`` of their own loop."""
     for stmt in stmts:
         if isinstance(stmt, gast.Break):
             return True
-        if isinstance(stmt, gast.If) and (_breaks(stmt.body) or _breaks(stmt.orelse)):
+        if isinstance(stmt, gast.If) and (has_break(stmt.body) or has_break(stmt.orelse)):
             return True
-        if isinstance(stmt, gast.With) and _breaks(stmt.body):
+        if isinstance(stmt, gast.With) and has_break(stmt.body):
             return True
     return False
 

@@ -28,7 +28,7 @@ import numpy as np
 from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.naming import Namer
 from tangent_ad.frontend import generated
-from tangent_ad.frontend.desugar import Desugar
+from tangent_ad.frontend.desugar import Desugar, has_break
 from tangent_ad.frontend.methods import ATTRIBUTES, PACKED_ARGUMENTS, numpy_path
 from tangent_ad.frontend.numpy_forms import index_items, index_trick, refuse_in_place
 from tangent_ad.nodes import assign, call, const, name, reads, walk
@@ -189,7 +189,8 @@ class _Normalizer(Desugar):
                               orelse=self.block(stmt.orelse)))
         elif isinstance(stmt, gast.For):
             flag = self.loop_else_flag(stmt)
-            target, iterable, reads_ = self.indexed_loop(stmt.target, stmt.iter)
+            target, iterable, reads_ = self.indexed_loop(stmt.target, stmt.iter,
+                                                         breaks=has_break(stmt.body))
             for name_node in walk(stmt.target):
                 if isinstance(name_node, gast.Name):
                     self.version[name_node.id] = name_node.id
