@@ -25,6 +25,7 @@ class Context:
     namer: object = None       # naming.Namer shared by every pass
     kind: str = "gradient"     # "gradient": df(args, bresult); "pullback": (y, back)
     calls: dict = field(default_factory=dict)  # (function, wrt, statics) -> pullback name
+    unit: dict = field(default_factory=dict)   # facts the functions of one unit share
     static_args: dict = field(default_factory=dict)  # parameter -> function it is bound to
     callee: bool = False       # called by another function being transformed
     rewrites: int = 0          # changes the optimization passes made, for the fixed point

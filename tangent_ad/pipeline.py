@@ -62,7 +62,7 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
     ``second_order.py`` are built from.
     """
     options = dict(mode=mode, optimized=optimized, verbose=verbose)
-    calls = {}
+    calls, unit = {}, {}
     try:
         if mode not in MODES:
             raise UnsupportedSyntaxError(
@@ -74,7 +74,7 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
         done = set()
         if mode == "forward" and kind == "jvp":  # a recursive call reuses it
             done.add(forward.register(calls, func, tuple(wrt)))
-        tree, ctx = _generate(func, tuple(wrt), kind, calls,
+        tree, ctx = _generate(func, tuple(wrt), kind, calls, unit=unit,
                               preserve_result=preserve_result, has_aux=has_aux,
                               scalar=scalar, **options)
         namespace, contexts, trees = dict(ctx.namespace), [ctx], [tree]
@@ -83,7 +83,7 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
                 break
             for key in [k for k in calls if k not in done]:
                 done.add(key)
-                callee_tree, callee = _generate(key[0], key[1], callee_kind, calls,
+                callee_tree, callee = _generate(key[0], key[1], callee_kind, calls, unit=unit,
                                                 static_args=dict(key[2]), callee=True,
                                                 **options)
                 trees.append(callee_tree)
@@ -115,13 +115,14 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
     return fn
 
 
-def _generate(func, wrt, kind, calls, *, mode, optimized, verbose,
+def _generate(func, wrt, kind, calls, *, mode, optimized, verbose, unit=None,
               preserve_result=False, static_args=None, callee=False, has_aux=False,
               scalar=False):
     """Run the stages on one function; return (derivative tree, context)."""
     ctx = Context(func=func, wrt=wrt, mode=mode, optimized=optimized,
                   preserve_result=preserve_result, verbose=verbose, kind=kind,
-                  calls=calls, static_args=static_args or {}, callee=callee)
+                  calls=calls, static_args=static_args or {}, callee=callee,
+                  unit={} if unit is None else unit)
     ctx.facts["has_aux"] = has_aux
     ctx.facts["scalar_output"] = scalar or has_aux
     tree, ctx.info = source.parse_function(func)

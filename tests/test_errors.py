@@ -289,7 +289,7 @@ HIDDEN = [
             y = x * x
             normalize_(y)
             return np.sum(y * x)
-        """, "y /= np.sum(y)"),
+        """, "normalize_(y)"),  # the caller's line: bind the result back there
     ("helper writing an item of its argument", """
         def first_(y, v):
             y[0] = v
@@ -299,7 +299,7 @@ HIDDEN = [
             y = x * 2.0
             s = first_(y, x[1])
             return np.sum(y) * s
-        """, "y[0] = v"),
+        """, "s = first_(y, x[1])"),
     ("an in-place NumPy writer", """
         def f(x):
             y = np.zeros(3)

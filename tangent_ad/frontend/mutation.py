@@ -9,7 +9,12 @@ write would also be seen through another name, so such writes are refused:
 - into a module-level (or enclosing function's) variable: ``BUF[0] = x``,
   ``CACHE.append(x)`` (a later read of the global sees the write in Python);
 - into a parameter of a function that is called from the differentiated
-  one (``def normalize_(y): y /= np.sum(y)``): the caller's array changes;
+  one (``def normalize_(y): y /= np.sum(y)``), unless the call binds its
+  result back to the name it passes (``y = normalize_(y)``, ``vx, vy =
+  project(vx, vy)``) and nothing else sees the old object: the caller's
+  array changes, which the derivative does not follow otherwise. Every
+  caller in the unit checks its calls (``ctx.unit``); the callee is then
+  differentiated as if it wrote into a copy;
 - into a name that may share its object with another one before the write:
   bound from another name, an item, a slice or view (``v = y[1:]``), a call
   that may return its argument; or shared by the write's target itself
@@ -69,35 +74,119 @@ def check(tree, ctx, callee, seen=None):
     seen = set() if seen is None else seen
     seen.add(ctx.func)  # by function: decorated functions share their wrapper's code
     scope = function_scope(ctx.func)
-    problems, helpers = [], []
+    problems, helpers, scopes = [], [], []
     for fdef, nested in _functions(tree):
         checked = _Scope(fdef, ctx, scope, callee or nested)
         problems.extend(checked.problems())
         helpers.extend(checked.helpers)
+        scopes.append(checked)
+    _note_other_uses(tree, scopes, scope, ctx)
     if problems:
         node, message, hint = min(problems, key=lambda p: (p[0].lineno, p[0].col_offset))
         raise UnsupportedSyntaxError(message, hint=hint, **ctx.where(node))
     for helper in helpers:
         if helper not in seen:
-            _check_helper(helper, seen)
+            _check_helper(helper, seen, _unit(ctx))
 
 
-def _check_helper(func, seen):
+def _check_helper(func, seen, unit):
     try:
         tree, info = source.parse_function(func)
     except TangentADError:
         return  # the resolver or a derivative rule deals with it
-    check(tree, _Helper(func, info), True, seen)
+    check(tree, _Helper(func, info, unit), True, seen)
 
 
 class _Helper:
     """What `check` needs of a Context, for a function the checked one calls."""
 
-    def __init__(self, func, info):
+    def __init__(self, func, info, unit=None):
         self.func, self.info = func, info
+        self.unit = {} if unit is None else unit
 
     def where(self, node):
         return self.info.where(node)
+
+
+def _unit(ctx):
+    return getattr(ctx, "unit", None) if getattr(ctx, "unit", None) is not None else {}
+
+
+def _checked_calls(ctx):
+    """{(function, parameter)}: in-place writes into a parameter that the
+    calls checked so far in the unit bind back (``_Scope._mutating_call``);
+    empty once a function that writes into a parameter is used other than
+    by such a call (passed as a value, called in a lambda), which no
+    caller can check."""
+    unit = getattr(ctx, "unit", None)
+    if unit is None or unit.get("unchecked_use"):
+        return set()
+    return unit.setdefault("rebound_writes", set())
+
+
+def _note_other_uses(tree, scopes, scope, ctx):
+    """Mark the unit when `tree` uses a function that writes into its
+    parameters in place other than as the callee of a checked call."""
+    unit = getattr(ctx, "unit", None)
+    if unit is None:
+        return
+    checked = {id(call.func) for s in scopes for call, _, _ in s.calls}
+    local = scopes[0].local if scopes else set()
+    for node in gast.walk(tree):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
+                id(node) not in checked:
+            obj = lookup(node, local, scope)
+            if _is_helper(obj) and mutated_parameters(obj):
+                unit["unchecked_use"] = True
+                return
+
+
+_MUTATED = {}  # code object -> the parameters its function writes into in place
+
+
+def mutated_parameters(func):
+    """The parameters `func` writes into in place (before rebinding them)."""
+    code = getattr(func, "__code__", None)
+    if code in _MUTATED:
+        return _MUTATED[code]
+    found = set()
+    try:
+        tree, info = source.parse_function(func)
+    except TangentADError:
+        tree = None
+    if tree is not None:
+        scope = _Scope(tree, _Helper(func, info), function_scope(func), True)
+        found = {name for stmt, name in scope.writes
+                 if name in scope.params and not scope._rebound(name, stmt)}
+    if code is not None:
+        _MUTATED[code] = found
+    return found
+
+
+_RETURNS_ALIAS = {}  # code object -> whether its function may return a parameter's object
+
+
+def returns_an_argument(func):
+    """Whether what `func` returns may hold the object of one of its
+    parameters (``return x``, ``return x[1:]``, ``return (x, y)``), by
+    its own links; ``return np.reshape(x * 2, ...)`` does not."""
+    code = getattr(func, "__code__", None)
+    if code in _RETURNS_ALIAS:
+        return _RETURNS_ALIAS[code]
+    try:
+        tree, info = source.parse_function(func)
+    except TangentADError:
+        return True
+    if code is not None:
+        _RETURNS_ALIAS[code] = True  # while it is found out (a recursive call)
+    scope = _Scope(tree, _Helper(func, info), function_scope(func), True)
+    found = any(isinstance(stmt, gast.Return) and any(
+        scope._shares(stmt.value, other)
+        for param in scope.params for other in scope._aliases(stmt, param))
+        for stmt in scope.order)
+    if code is not None:
+        _RETURNS_ALIAS[code] = found
+    return found
 
 
 def _is_helper(obj):
@@ -143,6 +232,7 @@ class _Scope:
         self.loads = []   # (statement, names it reads)
         self.direct = []  # (node, message, hint): refused whatever the names
         self.helpers = []  # Python functions called
+        self.calls = []    # (call, statement, Python function called)
         self.unfresh = set()  # (statement, name) bound to a value that may be shared
         for node in _own_nodes(fdef.body):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
@@ -213,6 +303,7 @@ class _Scope:
         obj = lookup(func, self.local, self.scope)
         if _is_helper(obj):
             self.helpers.append(obj)
+            self.calls.append((call, stmt, obj))
         ufunc_at = isinstance(func, gast.Attribute) and func.attr == "at" and \
             isinstance(lookup(func.value, self.local, self.scope), np.ufunc)
         if ufunc_at or any(obj is w for w in _NUMPY_WRITERS):
@@ -236,6 +327,8 @@ class _Scope:
 
     def problems(self):
         found = list(self.direct)
+        for call, stmt, helper in self.calls:
+            found.extend(self._mutating_call(call, stmt, helper))
         for stmt, name in self.writes:
             problem = self._judge(stmt, name)
             if problem:
@@ -251,7 +344,8 @@ class _Scope:
                     "derivative cannot follow a change to state outside the function",
                     f"pass '{name}' as an argument and return its new value, or "
                     "build a new array or list inside the function")
-        if name in self.params and self.callee and not self._rebound(name, stmt):
+        if name in self.params and self.callee and not self._rebound(name, stmt) and \
+                (self.ctx.func, name) not in _checked_calls(self.ctx):
             return (f"'{text}' changes the parameter '{name}' in place, which "
                     "changes the caller's value too; the derivative cannot follow that",
                     f"compute a new value ({name} = {name} / s, or a copy: "
@@ -264,6 +358,44 @@ class _Scope:
                         f"{self._line(link)}); in Python '{other}' may change too, "
                         "which the derivative would not see", self._hint(stmt, name))
         return None
+
+    def _mutating_call(self, call, stmt, helper):
+        """The problems of a call of `helper`, which writes into some of its
+        parameters in place: each argument passed there must be a fresh
+        value, or a name that the call's statement binds again or that is
+        not read after it (then it is a write into that name here, judged
+        as the others, for its aliases)."""
+        mutated = mutated_parameters(helper)
+        if not mutated:
+            return []
+        text = self.ctx.info.segment(stmt) if self.ctx.info else helper.__name__
+        try:
+            if any(isinstance(a, gast.Starred) for a in call.args) or \
+                    any(k.arg is None for k in call.keywords):
+                raise TypeError
+            bound = inspect.signature(helper).bind(
+                *call.args, **{k.arg: k.value for k in call.keywords}).arguments
+        except (TypeError, ValueError):
+            bound = None
+        problems = []
+        for param in sorted(mutated):
+            arg = None if bound is None else bound.get(param)
+            if bound is not None and param not in bound:
+                continue  # its default: a value the caller does not hold
+            if isinstance(arg, gast.Name) and (arg.id in _bound_by(stmt) or
+                                               not self._observed(arg.id, stmt)):
+                self.writes.append((stmt, arg.id))  # its aliases are judged there
+            elif arg is None or not self._fresh(arg):
+                shown = self.ctx.info.segment(arg) if arg is not None and self.ctx.info else "it"
+                problems.append((stmt, f"'{text}' passes {shown!r} to {helper.__name__}, "
+                                 f"which changes its parameter '{param}' in place; the "
+                                 "derivative would not see that change in the caller",
+                                 f"bind the result back ({shown} = {helper.__name__}(...), "
+                                 f"with {helper.__name__} returning its new '{param}'), "
+                                 f"or pass a copy ({shown}.copy())"))
+                continue
+            _checked_calls(self.ctx).add((helper, param))
+        return problems
 
     @staticmethod
     def _hint(stmt, name):
@@ -385,6 +517,9 @@ class _Scope:
         if isinstance(expr, gast.Call):
             if self._fresh_call(expr):
                 return False
+            helper = lookup(expr.func, self.local, self.scope)
+            if _is_helper(helper) and not returns_an_argument(helper):
+                return False  # a new value, or a global's (not a local's)
             parts = expr.args + [k.value for k in expr.keywords]
             if isinstance(expr.func, gast.Attribute):
                 parts.append(expr.func.value)
@@ -392,6 +527,14 @@ class _Scope:
         if isinstance(expr, (gast.ListComp, gast.DictComp, gast.Lambda)):
             return any(isinstance(n, gast.Name) and n.id == name for n in gast.walk(expr))
         return False
+
+
+def _bound_by(stmt):
+    """The names an assignment statement binds (its targets' names)."""
+    if not isinstance(stmt, gast.Assign):
+        return set()
+    return {n.id for t in stmt.targets for n in gast.walk(t)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
 
 
 def _hashable(obj):
