@@ -37,30 +37,11 @@ import numpy as np
 
 from tangent_ad.errors import TangentADError, UnsupportedSyntaxError
 from tangent_ad.frontend import generated, source
+from tangent_ad.frontend.aliasing import MUTATING_METHODS, Values
 from tangent_ad.frontend.introspection import _MISSING, function_scope, lookup
 
 _NUMPY_WRITERS = {np.copyto, np.put, np.place, np.putmask, np.fill_diagonal,
                   np.put_along_axis, np.random.shuffle}
-_MUTATING_METHODS = {"append", "extend", "insert", "remove", "pop", "clear",
-                     "sort", "reverse", "fill", "resize", "put", "itemset",
-                     "partition", "setfield", "update", "setdefault", "popitem",
-                     "__setitem__", "__delitem__", "__iadd__", "__imul__"}
-# NumPy functions and array methods whose result may share memory with an argument
-_VIEW_FUNCTIONS = {getattr(np, n) for n in (
-    "reshape", "ravel", "transpose", "squeeze", "expand_dims", "asarray",
-    "asanyarray", "ascontiguousarray", "asfortranarray", "atleast_1d",
-    "atleast_2d", "atleast_3d", "broadcast_to", "broadcast_arrays", "diagonal",
-    "diag", "moveaxis", "swapaxes", "rollaxis", "flip", "fliplr", "flipud",
-    "rot90", "real", "imag", "split", "array_split", "hsplit", "vsplit",
-    "dsplit", "require", "matrix_transpose", "permute_dims", "unstack")
-    if hasattr(np, n)}
-_VIEW_METHODS = {"reshape", "ravel", "transpose", "squeeze", "view", "swapaxes",
-                 "diagonal", "get", "values", "items", "keys", "__getitem__"}
-_FRESH_BUILTINS = {builtins.len, builtins.range, builtins.float, builtins.int,
-                   builtins.complex, builtins.abs, builtins.round, builtins.list,
-                   builtins.dict, builtins.tuple, builtins.sorted, builtins.bool,
-                   builtins.str, builtins.sum, builtins.pow, builtins.divmod}
-_METADATA = {"shape", "ndim", "size", "dtype"}
 _OPERATORS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
               gast.MatMult: "@", gast.Mod: "%", gast.FloorDiv: "//"}
 
@@ -217,9 +198,12 @@ def _own_nodes(stmts):
         todo.extend(reversed(list(gast.iter_child_nodes(node))))
 
 
-class _Scope:
+class _Scope(Values):
     """The writes, and the links that may make two names share an object, of
     one function."""
+
+    is_helper = staticmethod(lambda obj: _is_helper(obj))
+    returns_an_argument = staticmethod(lambda func: returns_an_argument(func))
 
     def __init__(self, fdef, ctx, scope, callee):
         self.ctx, self.scope, self.callee = ctx, scope, callee
@@ -312,7 +296,7 @@ class _Scope:
                                 "build the new array instead (np.where, or indexing "
                                 "and assignment into a copy)"))
         elif obj is _MISSING and isinstance(func, gast.Attribute) and \
-                func.attr in _MUTATING_METHODS and isinstance(func.value, gast.Name):
+                func.attr in MUTATING_METHODS and isinstance(func.value, gast.Name):
             receiver = func.value.id
             self.writes.append((stmt, receiver))
             self.links.append((stmt, {receiver}, gast.Tuple(elts=call.args, ctx=gast.Load()),
@@ -460,89 +444,12 @@ class _Scope:
         return self.order[first] < self.order[second] or \
             bool(set(self.loops[first]) & set(self.loops[second]))
 
-    # -- values -------------------------------------------------------------
-
-    def _fresh(self, value):
-        """`value` is a new object that nothing else refers to."""
-        if value is None:  # unpacked from a container, or a loop variable
-            return False
-        if isinstance(value, (gast.Constant, gast.BinOp, gast.UnaryOp, gast.Compare,
-                              gast.BoolOp, gast.List, gast.Tuple, gast.Dict, gast.Set,
-                              gast.ListComp, gast.DictComp, gast.SetComp, gast.Lambda,
-                              gast.JoinedStr)):
-            return True
-        if isinstance(value, gast.IfExp):
-            return self._fresh(value.body) and self._fresh(value.orelse)
-        if isinstance(value, gast.Call):
-            return self._fresh_call(value)
-        return False
-
-    def _fresh_call(self, call):
-        func = call.func
-        obj = lookup(func, self.local, self.scope)
-        if obj is _MISSING:  # a method of a local value
-            return isinstance(func, gast.Attribute) and func.attr not in _VIEW_METHODS \
-                and func.attr not in _MUTATING_METHODS
-        if obj is np.array:
-            return not any(k.arg == "copy" and not (isinstance(k.value, gast.Constant)
-                                                    and k.value.value is True)
-                           for k in call.keywords)
-        if isinstance(obj, np.ufunc):
-            return True
-        if _hashable(obj) and obj in _FRESH_BUILTINS:
-            return True
-        module = getattr(obj, "__module__", None) or ""
-        return (module == "numpy" or module.startswith("numpy.")) and \
-            _hashable(obj) and obj not in _VIEW_FUNCTIONS
-
-    def _shares(self, expr, name):
-        """The value of `expr` may hold a reference to `name`'s object."""
-        if expr is None:
-            return False
-        if isinstance(expr, gast.Name):
-            return expr.id == name
-        if isinstance(expr, gast.Attribute):
-            return expr.attr not in _METADATA and self._shares(expr.value, name)
-        if isinstance(expr, (gast.Subscript, gast.Starred)):
-            return self._shares(expr.value, name)
-        if isinstance(expr, (gast.Tuple, gast.List, gast.Set)):
-            return any(self._shares(e, name) for e in expr.elts)
-        if isinstance(expr, gast.Dict):
-            return any(self._shares(e, name) for e in expr.values)
-        if isinstance(expr, gast.IfExp):
-            return self._shares(expr.body, name) or self._shares(expr.orelse, name)
-        if isinstance(expr, gast.BinOp):  # (y,) + t, [y] + xs keep y
-            return any(isinstance(e, (gast.Tuple, gast.List)) and self._shares(e, name)
-                       for e in (expr.left, expr.right))
-        if isinstance(expr, gast.Call):
-            if self._fresh_call(expr):
-                return False
-            helper = lookup(expr.func, self.local, self.scope)
-            if _is_helper(helper) and not returns_an_argument(helper):
-                return False  # a new value, or a global's (not a local's)
-            parts = expr.args + [k.value for k in expr.keywords]
-            if isinstance(expr.func, gast.Attribute):
-                parts.append(expr.func.value)
-            return any(self._shares(e, name) for e in parts)
-        if isinstance(expr, (gast.ListComp, gast.DictComp, gast.Lambda)):
-            return any(isinstance(n, gast.Name) and n.id == name for n in gast.walk(expr))
-        return False
-
-
 def _bound_by(stmt):
     """The names an assignment statement binds (its targets' names)."""
     if not isinstance(stmt, gast.Assign):
         return set()
     return {n.id for t in stmt.targets for n in gast.walk(t)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-
-
-def _hashable(obj):
-    try:
-        hash(obj)
-    except TypeError:
-        return False
-    return True
 
 
 def _dotted(node):
