@@ -287,4 +287,7 @@ zero_derivative(
     np.empty, np.empty_like, np.eye, np.identity, np.ndim, np.ones,
     np.ones_like, np.result_type, np.shape, np.size, np.tri, np.zeros,
     np.zeros_like, np.arange,
+    # casts to integer and bool scalar types: np.int64(x[:, -1]) as indices
+    np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+    np.intp, np.bool_,
 )

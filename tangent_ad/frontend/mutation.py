@@ -369,8 +369,14 @@ class _Scope(Values):
             if isinstance(arg, gast.Name) and (arg.id in _bound_by(stmt) or
                                                not self._observed(arg.id, stmt)):
                 self.writes.append((stmt, arg.id))  # its aliases are judged there
-            elif arg is None or not self._fresh(arg):
-                shown = self.ctx.info.segment(arg) if arg is not None and self.ctx.info else "it"
+            elif arg is None:
+                problems.append((stmt, f"'{text}' calls {helper.__name__}, which changes its "
+                                 f"parameter '{param}' in place, with *args or **kwargs that "
+                                 "the derivative cannot match to its parameters",
+                                 f"pass '{param}' by position or by name"))
+                continue
+            elif not self._fresh(arg):
+                shown = self.ctx.info.segment(arg) if self.ctx.info else param
                 problems.append((stmt, f"'{text}' passes {shown!r} to {helper.__name__}, "
                                  f"which changes its parameter '{param}' in place; the "
                                  "derivative would not see that change in the caller",
