@@ -38,6 +38,7 @@ from tangent_ad.runtime import (
     jvp_grad_solve_rhs, jvp_mean, linspace_fraction, matrix_transpose, segment_length,
     tangent_array, trigamma, unarray, unatleast, unblock_diag, uncumsum, unconcatenate, undiag,
     undiagonal, undiff, unconverted, unfield, unindex, unindex_container, iterated_tangent,
+    converted_tangent,
     uniterated, unpad, unreduce,
     unreduce_max, unaverage, unplus, unreduce_mean, unreduce_median, unreduce_var, unrepeat,
     untimes, unweights, weights_like, unrollaxis, unsort, unstack, unsum, untake,
@@ -198,6 +199,11 @@ def uniterated_rule(result, g, items):
 @tangent(iterated_tangent)
 def iterated_tangent_rule(result, t, items):
     d[result] = iterated_tangent(d[t], items)
+
+
+@tangent(converted_tangent)
+def converted_tangent_rule(result, t, items, kind):
+    d[result] = converted_tangent(d[t], items, kind)
 
 
 @tangent(untile)

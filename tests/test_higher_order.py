@@ -539,3 +539,19 @@ def test_dense_matrices_and_hvp_take_keyword_arguments():
     np.testing.assert_allclose(tad.hvp(scaled_cubes)(x, v, scale=2.0, shift=0.5), want @ v)
     np.testing.assert_allclose(tad.jacobian(tad.grad(scaled_cubes))(x, scale=2.0, shift=0.5),
                                want)
+
+
+def _pair_list(x):
+    return list((x, x * 2.0))
+
+
+def _product_of_pair(x):
+    pair = _pair_list(x)
+    return pair[0] * pair[1]
+
+
+def test_second_derivatives_through_list_of_a_tuple():
+    # autograd's test_list.py::test_make_list: forward mode over the
+    # derivative of list(...) (converted_tangent has a forward rule)
+    assert tad.hvp(_product_of_pair)(1.5, 1.0) == pytest.approx(4.0)
+    assert tad.grad(tad.grad(_product_of_pair))(1.5) == pytest.approx(4.0)
