@@ -111,6 +111,18 @@ class _Rewrite(gast.NodeTransformer):
         `many`, else the one item ``items[positions(items, *extra)]``)."""
         # evaluated once, by a first loop over a one-item list; a dict is
         # gone through by its keys, as these builtins read it (``iterated``)
+        if isinstance(items, gast.Call) and isinstance(items.func, gast.Attribute) and \
+                items.func.attr in ("keys", "values", "items") and not items.args and \
+                not items.keywords and isinstance(items.func.value, gast.Name):
+            # d.keys(), d.values(), d.items() as a value: the list of the
+            # keys, d[k] or (k, d[k]) for the keys k of d, in order
+            container, kind = items.func.value.id, items.func.attr
+            key = self.scope.fresh("key")
+            value = gast.Subscript(value=_load(container), slice=_load(key), ctx=gast.Load())
+            elt = {"keys": _load(key), "values": value,
+                   "items": gast.Tuple(elts=[_load(key), value], ctx=gast.Load())}[kind]
+            items = gast.ListComp(elt=elt, generators=[gast.comprehension(
+                target=_store(key), iter=_load(container), ifs=[], is_async=0)])
         variable = self.scope.fresh("seq")
         sequence = _load(variable)
         items = gast.Call(func=self.helper(structures.iterated), args=[items], keywords=[])
