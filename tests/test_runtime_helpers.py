@@ -174,12 +174,22 @@ def test_jvp_grad_eigh_is_linear_in_the_adjoints():
     np.testing.assert_allclose(got, runtime.grad_eigh((gw, gv), eigen), rtol=1e-12, atol=1e-12)
 
 
-def test_the_decompositions_tangents_refuse_complex_matrices():
-    x = np.eye(2) * (1.0 + 1.0j)
-    with pytest.raises(NotImplementedError, match="real matrices only"):
-        runtime.jvp_singular_slope(x, x, "nuc", (0, 1))
+def test_the_decompositions_tangents_at_complex_matrices():
+    # the nuclear norm's slope conj(U V^H) moves as its differences say
+    # (its phases cancel); Cholesky's tangent still refuses complex values
+    rng = np.random.default_rng(1)
+    x, dx = (rng.normal(size=(3, 2)) + 1j * rng.normal(size=(3, 2)) for _ in range(2))
+
+    def slope(a):
+        u, _, vh = np.linalg.svd(a, full_matrices=False)
+        return np.conj(u @ vh)
+
+    np.testing.assert_allclose(runtime.jvp_singular_slope(dx, x, "nuc", (0, 1)),
+                               (slope(x + 1e-6 * dx) - slope(x - 1e-6 * dx)) / 2e-6,
+                               rtol=1e-6, atol=1e-8)
+    z = np.eye(2) * (1.0 + 1.0j)
     with pytest.raises(NotImplementedError, match="cholesky"):
-        runtime.jvp_grad_cholesky(x, x, x, x, x)
+        runtime.jvp_grad_cholesky(z, z, z, z, z)
 
 
 @pytest.mark.parametrize("shape", [(1,), (1, 1), (1, 1, 1)])
