@@ -112,3 +112,24 @@ def test_a_helpers_new_result_may_be_written_when_nothing_reads_it_again():
     # a helper that may return (a view of) its argument: x would change too
     with pytest.raises(tad.UnsupportedSyntaxError, match="may share its object with 'x'"):
         tad.grad(writes_a_view_a_helper_returns)
+
+
+def _bump_(obj, y):
+    y *= 2.0
+    return y
+
+
+class _WithBump:
+    bump_ = _bump_  # the same function, called as a method too
+
+
+def _plain_and_method(x, m):
+    x = _bump_(None, x)  # checked: bound back
+    z = x * 1.0
+    w = m.bump_(z)  # a method call: not checked, and z is read again
+    return np.sum(w) + np.sum(z)
+
+
+def test_a_writer_also_called_as_a_method_is_refused():
+    with pytest.raises(tad.UnsupportedSyntaxError, match="in place"):
+        tad.grad(_plain_and_method)(np.ones(3), _WithBump())

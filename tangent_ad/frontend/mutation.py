@@ -120,6 +120,26 @@ def _note_other_uses(tree, scopes, scope, ctx):
             if _is_helper(obj) and mutated_parameters(obj):
                 unit["unchecked_use"] = True
                 return
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+                lookup(node.func, local, scope) is _MISSING:
+            # a method of a local object (self.step(x)): which function runs
+            # is not known here (see `check_unit`)
+            unit.setdefault("method_names", set()).add(node.func.attr)
+
+
+def check_unit(unit):
+    """After every function of a unit is checked: refuse a write into a
+    parameter that was let through because its calls bind the result back
+    when a method of the same name is called somewhere in the unit (the
+    same function as a method, ``self.step(x)``, is a call no caller checks)."""
+    methods = unit.get("method_names", set())
+    for func, name, where in unit.get("let_through", ()):
+        if func.__name__ in methods:
+            raise UnsupportedSyntaxError(
+                f"{func.__name__} changes its parameter '{name}' in place, and is also "
+                "called as a method, a call whose effect on the caller's value the "
+                "derivative cannot check", hint=f"compute a new value ({name} = {name} * ...) "
+                f"and return it", **where)
 
 
 _MUTATED = {}  # code object -> the parameters its function writes into in place
@@ -329,7 +349,7 @@ class _Scope(Values):
                     f"pass '{name}' as an argument and return its new value, or "
                     "build a new array or list inside the function")
         if name in self.params and self.callee and not self._rebound(name, stmt) and \
-                (self.ctx.func, name) not in _checked_calls(self.ctx):
+                not self._let_through(name, stmt):
             return (f"'{text}' changes the parameter '{name}' in place, which "
                     "changes the caller's value too; the derivative cannot follow that",
                     f"compute a new value ({name} = {name} / s, or a copy: "
@@ -342,6 +362,17 @@ class _Scope(Values):
                         f"{self._line(link)}); in Python '{other}' may change too, "
                         "which the derivative would not see", self._hint(stmt, name))
         return None
+
+    def _let_through(self, name, stmt):
+        """Whether every checked call binds back what this write changes
+        (noted for `check_unit`)."""
+        if (self.ctx.func, name) not in _checked_calls(self.ctx):
+            return False
+        unit = getattr(self.ctx, "unit", None)
+        if unit is not None:
+            unit.setdefault("let_through", []).append(
+                (self.ctx.func, name, self.ctx.where(stmt)))
+        return True
 
     def _mutating_call(self, call, stmt, helper):
         """The problems of a call of `helper`, which writes into some of its
