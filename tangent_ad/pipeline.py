@@ -24,7 +24,7 @@ from tangent_ad.errors import InternalError, TangentADError, UnsupportedSyntaxEr
 from tangent_ad.frontend import (aux, builtin_forms, comprehensions, exits, function_values,
                                  generators, inline, normalize, resolve, signatures, source,
                                  statements, validate)
-from tangent_ad.frontend import mutation
+from tangent_ad.frontend import unit_writes
 from tangent_ad.limits import rounds
 from tangent_ad.nodes import walk
 from tangent_ad.live import Dependencies
@@ -89,7 +89,7 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
                                                 **options)
                 trees.append(callee_tree)
                 contexts.append(callee)
-        mutation.check_unit(unit)  # the calls of all its functions are known now
+        unit_writes.check_unit(unit)  # the calls of all its functions are known now
         defines = [t.name for t in trees]
         live_anywhere = set().union(*(c.facts["live_names"] for c in contexts))
         texts = []

@@ -13,7 +13,7 @@ write would also be seen through another name, so such writes are refused:
   result back to the name it passes (``y = normalize_(y)``, ``vx, vy =
   project(vx, vy)``) and nothing else sees the old object: the caller's
   array changes, which the derivative does not follow otherwise. Every
-  caller in the unit checks its calls (``ctx.unit``); the callee is then
+  caller in the unit checks its calls (``unit_writes``); the callee is then
   differentiated as if it wrote into a copy;
 - into a name that may share its object with another one before the write:
   bound from another name, an item, a slice or view (``v = y[1:]``), a call
@@ -37,6 +37,7 @@ import numpy as np
 
 from tangent_ad.errors import TangentADError, UnsupportedSyntaxError
 from tangent_ad.frontend import generated, source
+from tangent_ad.frontend import unit_writes
 from tangent_ad.frontend.aliasing import MUTATING_METHODS, Values
 from tangent_ad.frontend.introspection import _MISSING, function_scope, lookup
 
@@ -61,13 +62,14 @@ def check(tree, ctx, callee, seen=None):
         problems.extend(checked.problems())
         helpers.extend(checked.helpers)
         scopes.append(checked)
-    _note_other_uses(tree, scopes, scope, ctx)
+    unit_writes.note_other_uses(tree, scopes, scope, ctx,
+                                lambda obj: _is_helper(obj) and mutated_parameters(obj))
     if problems:
         node, message, hint = min(problems, key=lambda p: (p[0].lineno, p[0].col_offset))
         raise UnsupportedSyntaxError(message, hint=hint, **ctx.where(node))
     for helper in helpers:
         if helper not in seen:
-            _check_helper(helper, seen, _unit(ctx))
+            _check_helper(helper, seen, unit_writes.unit_of(ctx))
 
 
 def _check_helper(func, seen, unit):
@@ -87,59 +89,6 @@ class _Helper:
 
     def where(self, node):
         return self.info.where(node)
-
-
-def _unit(ctx):
-    return getattr(ctx, "unit", None) if getattr(ctx, "unit", None) is not None else {}
-
-
-def _checked_calls(ctx):
-    """{(function, parameter)}: in-place writes into a parameter that the
-    calls checked so far in the unit bind back (``_Scope._mutating_call``);
-    empty once a function that writes into a parameter is used other than
-    by such a call (passed as a value, called in a lambda), which no
-    caller can check."""
-    unit = getattr(ctx, "unit", None)
-    if unit is None or unit.get("unchecked_use"):
-        return set()
-    return unit.setdefault("rebound_writes", set())
-
-
-def _note_other_uses(tree, scopes, scope, ctx):
-    """Mark the unit when `tree` uses a function that writes into its
-    parameters in place other than as the callee of a checked call."""
-    unit = getattr(ctx, "unit", None)
-    if unit is None:
-        return
-    checked = {id(call.func) for s in scopes for call, _, _ in s.calls}
-    local = scopes[0].local if scopes else set()
-    for node in gast.walk(tree):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
-                id(node) not in checked:
-            obj = lookup(node, local, scope)
-            if _is_helper(obj) and mutated_parameters(obj):
-                unit["unchecked_use"] = True
-                return
-        if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
-                lookup(node.func, local, scope) is _MISSING:
-            # a method of a local object (self.step(x)): which function runs
-            # is not known here (see `check_unit`)
-            unit.setdefault("method_names", set()).add(node.func.attr)
-
-
-def check_unit(unit):
-    """After every function of a unit is checked: refuse a write into a
-    parameter that was let through because its calls bind the result back
-    when a method of the same name is called somewhere in the unit (the
-    same function as a method, ``self.step(x)``, is a call no caller checks)."""
-    methods = unit.get("method_names", set())
-    for func, name, where in unit.get("let_through", ()):
-        if func.__name__ in methods:
-            raise UnsupportedSyntaxError(
-                f"{func.__name__} changes its parameter '{name}' in place, and is also "
-                "called as a method, a call whose effect on the caller's value the "
-                "derivative cannot check", hint=f"compute a new value ({name} = {name} * ...) "
-                f"and return it", **where)
 
 
 _MUTATED = {}  # code object -> the parameters its function writes into in place
@@ -222,8 +171,8 @@ class _Scope(Values):
     """The writes, and the links that may make two names share an object, of
     one function."""
 
-    is_helper = staticmethod(lambda obj: _is_helper(obj))
-    returns_an_argument = staticmethod(lambda func: returns_an_argument(func))
+    is_helper = staticmethod(_is_helper)
+    returns_an_argument = staticmethod(returns_an_argument)
 
     def __init__(self, fdef, ctx, scope, callee):
         self.ctx, self.scope, self.callee = ctx, scope, callee
@@ -365,13 +314,10 @@ class _Scope(Values):
 
     def _let_through(self, name, stmt):
         """Whether every checked call binds back what this write changes
-        (noted for `check_unit`)."""
-        if (self.ctx.func, name) not in _checked_calls(self.ctx):
+        (noted for ``unit_writes.check_unit``)."""
+        if (self.ctx.func, name) not in unit_writes.checked_calls(self.ctx):
             return False
-        unit = getattr(self.ctx, "unit", None)
-        if unit is not None:
-            unit.setdefault("let_through", []).append(
-                (self.ctx.func, name, self.ctx.where(stmt)))
+        unit_writes.let_through(self.ctx, self.ctx.func, name, self.ctx.where(stmt))
         return True
 
     def _mutating_call(self, call, stmt, helper):
@@ -415,7 +361,7 @@ class _Scope(Values):
                                  f"with {helper.__name__} returning its new '{param}'), "
                                  f"or pass a copy ({shown}.copy())"))
                 continue
-            _checked_calls(self.ctx).add((helper, param))
+            unit_writes.checked_calls(self.ctx).add((helper, param))
         return problems
 
     @staticmethod
