@@ -22,6 +22,7 @@ df/dRe z + i df/dIm z (see ``ad/reverse.py``).
 """
 import contextlib
 import importlib
+import sys
 
 from tangent_ad.templating import templates
 from tangent_ad.errors import NoDerivativeError
@@ -37,12 +38,6 @@ _BUILTIN_MODULES = (
     "tangent_ad.templates.numpy_fft",
     "tangent_ad.templates.numpy_arrays",
     "tangent_ad.templates.builtins",
-    "tangent_ad.templates.scipy_elementwise",
-    "tangent_ad.templates.scipy_special",
-    "tangent_ad.templates.scipy_stats",
-    "tangent_ad.templates.scipy_stats_multivariate",
-    "tangent_ad.templates.scipy_linalg",
-    "tangent_ad.templates.scipy_signal",
     "tangent_ad.templates.syntax_forward",
     "tangent_ad.templates.numpy_forward",
     "tangent_ad.templates.numpy_reductions_forward",
@@ -51,11 +46,24 @@ _BUILTIN_MODULES = (
     "tangent_ad.templates.numpy_fft_forward",
     "tangent_ad.templates.numpy_arrays_forward",
     "tangent_ad.templates.builtins_forward",
-    "tangent_ad.templates.scipy_special_forward",
-    "tangent_ad.templates.scipy_linalg_forward",
-    "tangent_ad.templates.scipy_signal_forward",
     "tangent_ad.templates.runtime_forward",
 )
+
+# The rules of a SciPy module are loaded once that module is imported (by
+# the user, or by anything else): a function of it can only reach a
+# transformation after that, and importing scipy.stats alone takes most
+# of a second that a NumPy-only program should not pay.
+_SCIPY_MODULES = {
+    "scipy.special": ("tangent_ad.templates.scipy_elementwise",
+                      "tangent_ad.templates.scipy_special",
+                      "tangent_ad.templates.scipy_special_forward"),
+    "scipy.stats": ("tangent_ad.templates.scipy_stats",
+                    "tangent_ad.templates.scipy_stats_multivariate"),
+    "scipy.linalg": ("tangent_ad.templates.scipy_linalg",
+                     "tangent_ad.templates.scipy_linalg_forward"),
+    "scipy.signal": ("tangent_ad.templates.scipy_signal",
+                     "tangent_ad.templates.scipy_signal_forward"),
+}
 
 
 class Registry:
@@ -71,12 +79,33 @@ class Registry:
         self._nonholomorphic = set()
         self._refused = {}  # func -> parameters it has no derivative in
         self._loaded = False
+        self._pending = dict(_SCIPY_MODULES)  # SciPy module -> rule modules
+        self._modules_seen = 0  # len(sys.modules) when _pending was last looked at
+        self._loading = False  # True while built-in rule modules register
+        self._user_keys = set()  # functions a user registered a rule for
+        self._unchecked = {}  # built-in template -> (func, mode), checked on lookup
 
-    def _ensure_loaded(self):
+    def _ensure_loaded(self, everything=False):
+        """Import the built-in rule modules: NumPy's and Python's at the
+        first use, SciPy's once their module is imported (all of them with
+        `everything`: coverage pages and tests)."""
         if not self._loaded:
             self._loaded = True
-            for name in _BUILTIN_MODULES:
+            self._import(_BUILTIN_MODULES)
+        if self._pending and (everything or len(sys.modules) != self._modules_seen):
+            self._modules_seen = len(sys.modules)
+            for module in [m for m in self._pending if everything or m in sys.modules]:
+                names = self._pending.pop(module, ())  # (a rule module may load another)
+                self._import(names)
+            self._modules_seen = len(sys.modules)
+
+    def _import(self, names):
+        loading, self._loading = self._loading, True
+        try:
+            for name in names:
                 importlib.import_module(name)
+        finally:
+            self._loading = loading
 
     def register(self, mode, func, template):
         """Make `template` the `mode` derivative rule of `func`.
@@ -86,7 +115,12 @@ class Registry:
         latest registration wins, and a user's comes after the built-ins.
         """
         self._ensure_loaded()
-        self._rules[mode][_key(func)] = template
+        key = _key(func)
+        if self._loading and key in self._user_keys:
+            return  # a user's rule, registered before these built-ins loaded
+        if not self._loading:
+            self._user_keys.add(key)
+        self._rules[mode][key] = template
         rules_changed()
 
     def add_provider(self, provider):
@@ -184,7 +218,7 @@ class Registry:
         """
         self._ensure_loaded()
         try:
-            return self._rules[mode][_key(func)]
+            template = self._rules[mode][_key(func)]
         except (KeyError, TypeError):
             derived = self._derived(mode, func)
             if derived is not None:
@@ -195,20 +229,31 @@ class Registry:
             raise NoDerivativeError(
                 f"no {mode}-mode derivative is registered for {full}",
                 **(where or {})) from None
+        if template in self._unchecked:
+            templates.check(template, *self._unchecked.pop(template))
+        return template
+
+    def check_all(self):
+        """Check every built-in template not yet checked (the test suite
+        calls this; a transformation checks each one it uses)."""
+        self._ensure_loaded(everything=True)
+        for template, (func, mode) in list(self._unchecked.items()):
+            templates.check(template, func, mode)
+            del self._unchecked[template]
 
     def functions(self, mode):
         """Every function with a `mode` rule (for coverage tests and docs)."""
-        self._ensure_loaded()
+        self._ensure_loaded(everything=True)
         return list(self._rules[mode])
 
     def zero_functions(self):
-        self._ensure_loaded()
+        self._ensure_loaded(everything=True)
         return list(self._zero)
 
     @contextlib.contextmanager
     def scoped(self):
         """Undo every registration made inside the `with` block (for tests)."""
-        self._ensure_loaded()
+        self._ensure_loaded(everything=True)
         saved = ({m: dict(r) for m, r in self._rules.items()}, set(self._zero),
                  set(self._nonholomorphic))
         try:
@@ -239,8 +284,7 @@ def adjoint(func):
     ...     d[x] = d[result] * 3 * x * x
     """
     def decorate(template):
-        templates.check(template, func, "reverse")
-        REGISTRY.register("reverse", func, template)
+        REGISTRY.register("reverse", func, _checked(template, func, "reverse"))
         return template
     return decorate
 
@@ -249,10 +293,20 @@ def tangent(func):
     """Decorator: register the decorated template as `func`'s forward rule
     (``d[result] = ...`` in terms of the arguments' tangents ``d[x]``)."""
     def decorate(template):
-        templates.check(template, func, "forward")
-        REGISTRY.register("forward", func, template)
+        REGISTRY.register("forward", func, _checked(template, func, "forward"))
         return template
     return decorate
+
+
+def _checked(template, func, mode):
+    """`template`, checked now when a user registers it; a built-in one is
+    checked when a transformation first looks it up (the test suite
+    checks them all), so that loading the built-in rules stays fast."""
+    if REGISTRY._loading:
+        REGISTRY._unchecked[template] = (func, mode)
+    else:
+        templates.check(template, func, mode)
+    return template
 
 
 def zero_derivative(*funcs):

@@ -29,10 +29,12 @@ those of ``@adjoint``); their source is kept in ``linecache`` under a name
 that says which row wrote them.
 """
 import ast
+import itertools
 import linecache
 
 from tangent_ad.registry import REGISTRY, adjoint, broadcasting, tangent
 
+_ROWS = itertools.count(1)
 RESULT = "y"  # the name a table row gives the result
 ZERO = "0"  # a partial derivative that is zero (wherever it exists)
 
@@ -61,8 +63,8 @@ def derivatives(namespace, rows):
         forward_line = "    d[result] = " + (_sum(forward) if forward else "0.0")
         assert reverse, f"{label}: a row needs one derivative that is not None"
         note = "; ".join(f"d/d{p} = {e}" for p, e in partials.items() if e is not None)
-        adjoint(func)(_template(namespace, label, params, reverse, "reverse", note))
-        tangent(func)(_template(namespace, label, params, [forward_line], "forward", note))
+        adjoint(func)(_template(namespace, func, label, params, reverse, "reverse", note))
+        tangent(func)(_template(namespace, func, label, params, [forward_line], "forward", note))
         refused = [p for p, partial in partials.items() if partial is None]
         if refused:
             REGISTRY.register_refused_arguments(func, refused)
@@ -83,7 +85,7 @@ def linear(namespace, *signatures):
                            [f"{k.arg}={ast.unparse(k.value)}" for k in node.keywords])
         line = f"    d[result] = {ast.unparse(node.func)}(" + \
             ", ".join([f"d[{names[0]}]"] + names[1:]) + ")"
-        tangent(func)(_template(namespace, _label(func), params, [line], "forward"))
+        tangent(func)(_template(namespace, func, _label(func), params, [line], "forward"))
 
 
 def _sum(terms):
@@ -124,13 +126,15 @@ def _times(seed, expr):
     return ast.BinOp(left=seed, op=ast.Mult(), right=expr)
 
 
-def _template(namespace, label, params, lines, mode, note=None):
+def _template(namespace, func, label, params, lines, mode, note=None):
     """A template function from its source lines, readable by
     ``inspect.getsource`` like one written in a file; `note` is its
     docstring (the coverage page shows it)."""
     source = f"def {label}(result, {params}):\n" + "\n".join(lines) + "\n"
     module = namespace.get("__name__", "rules")
-    filename = f"<tangent_ad {mode} rule {module}.{label}>"
+    owner = getattr(getattr(func, "__self__", None), "name", None)  # scipy.stats.norm
+    row = f"{owner}.{label}" if isinstance(owner, str) else label
+    filename = f"<tangent_ad {mode} rule {module}.{row} #{next(_ROWS)}>"  # one per row
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     scope = {}
     exec(compile(source, filename, "exec"), namespace, scope)

@@ -20,6 +20,8 @@ seeded random points of the spec's domain, in float64 and in float32
 import importlib.util
 import math
 import operator
+import subprocess
+import sys
 import zlib
 
 import numpy as np
@@ -141,6 +143,30 @@ def test_every_registered_rule_has_a_spec():
     missing = sorted(describe(func) for func in registered if func not in covered)
     assert not missing, ("registered rules without a spec in tests/rule_specs.py: "
                          + ", ".join(missing))
+
+
+def test_every_built_in_template_is_well_formed():
+    """Built-in templates are checked when first looked up, not when they
+    load (registry._checked): this checks the ones no test used."""
+    REGISTRY.check_all()
+    assert not REGISTRY._unchecked
+
+
+def test_scipy_rules_load_with_their_module(tmp_path):
+    """A program that imports no SciPy module loads none of SciPy's rules
+    (importing scipy.stats alone takes most of a second)."""
+    script = ("import sys, numpy as np, tangent_ad as tad\n"
+              "print(tad.grad(lambda x: np.sum(np.sin(x) * x))(np.ones(3))[0])\n"
+              "print(sorted(m for m in sys.modules if m.startswith('scipy.')))\n"
+              "import scipy.special\n"
+              "print(tad.grad(lambda x: scipy.special.expit(x))(0.0))\n")
+    program = tmp_path / "program.py"
+    program.write_text(script)
+    out = subprocess.run([sys.executable, str(program)], capture_output=True, text=True,
+                         check=True).stdout.split("\n")
+    assert float(out[0]) == pytest.approx(np.sin(1.0) + np.cos(1.0))
+    assert out[1] == "[]"
+    assert float(out[2]) == pytest.approx(0.25)
 
 
 def test_spec_ids_are_unique():
