@@ -358,7 +358,8 @@ class _Product(_Lazy):
     def __call__(self, *args):
         seed = args[-1]
         if self.kind is None and len(self.wrt) == 1 and \
-                (type(seed) is float or np.ndim(seed) == 0):
+                not isinstance(seed, (list, tuple, dict)) and \
+                (type(seed) is float or np.ndim(seed) == 0):  # (np.ndim of a dict is 0)
             self._check_scalar_output(args)
         return super().__call__(*args)
 

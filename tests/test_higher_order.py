@@ -555,3 +555,31 @@ def test_second_derivatives_through_list_of_a_tuple():
     # derivative of list(...) (converted_tangent has a forward rule)
     assert tad.hvp(_product_of_pair)(1.5, 1.0) == pytest.approx(4.0)
     assert tad.grad(tad.grad(_product_of_pair))(1.5) == pytest.approx(4.0)
+
+
+def _dict_loss(d):
+    return np.sum(np.sin(d["a"])) + np.sum(np.cos(d["b"]) * d["a"][0])
+
+
+_DICT_GRADIENT = tad.grad(_dict_loss)
+
+
+def _of_a_dict_gradient(d):
+    g = _DICT_GRADIENT(d)
+    return np.sum(g["a"] * g["a"]) + np.sum(np.sin(g["b"]))
+
+
+def test_reverse_over_the_gradient_of_a_dict_argument():
+    """The cotangent of a dict gradient is a dict, not the scalar seed of
+    grad(grad(f)) (np.ndim of a dict is 0)."""
+    d = {"a": np.array([0.3, 0.5]), "b": np.array([1.0, 2.0])}
+    gradient = tad.grad(_of_a_dict_gradient)(d)
+    h = 1e-6
+    for key in d:
+        for i in range(2):
+            up = {k: v.copy() for k, v in d.items()}
+            down = {k: v.copy() for k, v in d.items()}
+            up[key][i] += h
+            down[key][i] -= h
+            numeric = (_of_a_dict_gradient(up) - _of_a_dict_gradient(down)) / (2 * h)
+            assert gradient[key][i] == pytest.approx(numeric, rel=1e-6, abs=1e-8)
