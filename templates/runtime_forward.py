@@ -29,7 +29,7 @@ import numpy as np
 
 from tangent_ad.registry import tangent
 from tangent_ad.runtime import (
-    abs_slope, accumulate, broadcast_like, cast_like, conj_complex, d2sinc, digamma, dsinc,
+    abs_slope, abs_slope_curvature, accumulate, broadcast_like, cast_like, conj_complex, d2sinc, digamma, dsinc,
     float_argument, grad_cholesky, grad_dot_lhs, grad_dot_rhs, grad_eigh_pair, grad_einsum, grad_kron_lhs,
     grad_kron_rhs, grad_matmul_lhs, grad_matmul_rhs, grad_norm, grad_solve_lhs,
     grad_solve_rhs, grad_tensordot_lhs, grad_tensordot_rhs, inverse_permutation,
@@ -59,6 +59,12 @@ def conj_complex_rule(result, g):
 @tangent(abs_slope)
 def abs_slope_rule(result, x):
     d[result] = jvp_abs_slope(d[x], x)
+
+
+@tangent(jvp_abs_slope)
+def jvp_abs_slope_rule(result, t, x):
+    """Linear in t; in x, zero for a real x (third derivatives of abs)."""
+    d[result] = jvp_abs_slope(d[t], x) + abs_slope_curvature(t, x, d[x])
 
 
 @tangent(unbroadcast)

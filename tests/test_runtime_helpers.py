@@ -222,3 +222,28 @@ def test_unreduce_of_a_0d_sum_along_axis_0():
 
     check_grads(twice, tad.grad(twice), (np.array([0.3, -0.2, 0.5]),))
     assert runtime.unreduce(2.0, np.float64(3.0), axis=0) == 2.0
+
+
+def test_abs_slope_curvature_is_the_tangent_of_jvp_abs_slope():
+    from tangent_ad.runtime.tangents import abs_slope_curvature, jvp_abs_slope
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=4) + 1j * rng.normal(size=4)
+    t = rng.normal(size=4) + 1j * rng.normal(size=4)
+    u = rng.normal(size=4) + 1j * rng.normal(size=4)
+    h = 1e-5
+    numeric = (jvp_abs_slope(t, x + h * u) - jvp_abs_slope(t, x - h * u)) / (2 * h)
+    np.testing.assert_allclose(abs_slope_curvature(t, x, u), numeric, rtol=1e-6, atol=1e-8)
+    assert np.all(abs_slope_curvature(t.real, x.real, u.real) == 0.0)
+
+
+def _sin_of_abs(x):
+    return np.sin(np.abs(x)) * x
+
+
+def test_third_derivative_through_abs():
+    third = tad.grad(tad.grad(tad.grad(_sin_of_abs)))
+    for x in (0.7, -1.3):
+        second = tad.grad(tad.grad(_sin_of_abs))
+        h = 1e-5
+        numeric = (second(x + h) - second(x - h)) / (2 * h)
+        assert third(x) == pytest.approx(numeric, rel=1e-6)

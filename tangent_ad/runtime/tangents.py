@@ -19,7 +19,7 @@ from tangent_ad.runtime.structures import zeros_like
 
 __all__ = ["zero_tangent", "broadcast_like", "jvp_mean", "tangent_array", "jvp_einsum", "jvp_jvp_einsum",
            "jvp_cholesky", "jvp_eigh", "jvp_grad_norm", "jvp_grad_einsum",
-           "jvp_grad_solve_rhs", "jvp_abs_slope", "d2sinc", "trigamma"]
+           "jvp_grad_solve_rhs", "jvp_abs_slope", "abs_slope_curvature", "d2sinc", "trigamma"]
 
 
 _ndarray = np.ndarray
@@ -289,6 +289,25 @@ def jvp_abs_slope(t, x):
     s = np.sign(x)
     ds = (t - s * np.real(np.conj(s) * t)) / np.where(size > 0, size, 1.0)
     return np.conj(np.where(size > 0, ds, 0.0))
+
+
+def abs_slope_curvature(t, x, u):
+    """The tangent of ``jvp_abs_slope(t, x)`` for a tangent `u` of `x`
+    (`t` held): zero for a real `x`; for a complex one, with r = |x|,
+    s = x / r, a = Re(conj(s) t) and ds = (u - s Re(conj(s) u)) / r,
+    ``-(conj(ds) a + conj(s) Re(conj(ds) t)) / r - (conj(t) - conj(s) a)
+    Re(conj(s) u) / r**2`` (zero at x = 0). Third derivatives of ``abs``."""
+    if not np.iscomplexobj(x):
+        return np.zeros_like(x, dtype=np.result_type(x, t, 0.0)) \
+            if isinstance(x, np.ndarray) or isinstance(t, np.ndarray) else 0.0
+    r = np.abs(x)
+    safe = np.where(r > 0, r, 1.0)
+    s = np.sign(x)
+    a = np.real(np.conj(s) * t)
+    ds = (u - s * np.real(np.conj(s) * u)) / safe
+    dh = -(np.conj(ds) * a + np.conj(s) * np.real(np.conj(ds) * t)) / safe \
+        - (np.conj(t) - np.conj(s) * a) * np.real(np.conj(s) * u) / (safe * safe)
+    return np.where(r > 0, dh, 0.0)
 
 
 def d2sinc(x):
