@@ -72,8 +72,11 @@ class SourceUnavailableError(TangentADError):
                     "@tangent_ad.adjoint")
 
 
-class NonScalarOutputError(TangentADError):
-    """`grad` was asked for the gradient of a function with a non-scalar output."""
+class NonScalarOutputError(TangentADError, TypeError):
+    """`grad` was asked for the gradient of a function with a non-scalar output.
+
+    Also a TypeError, as JAX and autograd raise for it, so that code written
+    for them catches it."""
 
     default_hint = ("grad needs a scalar output; use tangent_ad.vjp for "
                     "array or tuple outputs, or reduce the output "
