@@ -73,6 +73,38 @@ def _note(frame, lineno):
     return "\n".join(note)
 
 
+def user_line(frame):
+    """``(file, line, text)`` of the user's line that the generated code
+    running in `frame` derives from, or None."""
+    lines = linecache.getlines(frame.f_code.co_filename)
+    if not 0 < frame.f_lineno <= len(lines):
+        return None
+    primal = _primal(frame)
+    if primal is None:
+        return None
+    kind, statement = _origin(lines, frame.f_lineno)
+    found = _find(primal, statement, kind)
+    while getattr(getattr(primal, "__tangent_ad__", None), "primal", None) is not None:
+        primal, found = primal.__tangent_ad__.primal, None  # a product over a derivative
+    if found is None:  # a forward-mode temporary: the function's own line
+        code = primal.__code__
+        found = (code.co_filename, code.co_firstlineno,
+                 linecache.getline(code.co_filename, code.co_firstlineno).strip())
+    return found
+
+
+def generated_frame(frame):
+    """The innermost frame, from `frame` outwards, that runs a generated
+    derivative (not one of its dispatchers), or None."""
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if name.startswith(GENERATED_PREFIX) and not name.endswith(" dispatch>") and \
+                _primal(frame) is not None:
+            return frame
+        frame = frame.f_back
+    return None
+
+
 def _origin(lines, lineno):
     """``("grad", text)`` for a line under a ``# Grad of: text`` comment,
     ``("forward", name)`` for a forward-pass line that feeds the user's

@@ -20,7 +20,8 @@ import operator
 import numpy as np
 
 from tangent_ad.runtime import (
-    appended, c_concat, concatenated, iterated, r_concat, repeated, size_of, updated)
+    appended, c_concat, call_value, concatenated, iterated, jvp_function, r_concat, repeated,
+    size_of, updated, vjp_function)
 from tangent_ad.runtime.ordering import extreme_index, reversed_indices, sort_order
 
 try:
@@ -34,7 +35,8 @@ POSITIVE = (0.5, 2.0)
 NAMESPACE = {"np": np, "math": math, "appended": appended, "iterated": iterated,
              "updated": updated, "concatenated": concatenated, "repeated": repeated,
              "sort_order": sort_order, "extreme_index": extreme_index,
-             "reversed_indices": reversed_indices,
+             "reversed_indices": reversed_indices, "call_value": call_value,
+             "vjp_function": vjp_function, "jvp_function": jvp_function,
              **({"scipy": scipy} if scipy else {})}
 RESERVED_NAMES = {*NAMESPACE, "scipy", "v", "weight"}
 
@@ -778,6 +780,12 @@ SPECS = [
     Spec(np.trunc, "np.trunc(x) * x", x=(3, 2), domain=(-2.4, 2.4)),
     Spec(np.ndim, "x * np.ndim(x)", x=(3, 2)),
     Spec(size_of, "x * x.size", x=(3, 2)),  # the attribute reads the runtime helper
+    # a function value's call, and the derivatives of the value made when they run
+    Spec(call_value, "call_value(np.multiply, (x, y)) + call_value(np.sin, (x,))",
+         x=(3,), y=(3,)),
+    Spec(call_value, "call_value(np.hypot, (x, y))", x=(3, 2), y=None, domain=POSITIVE),
+    Spec(vjp_function, "call_value(vjp_function(np.sin, 1), (y, (x,)))[0]", x=(3,), y=(3,)),
+    Spec(jvp_function, "call_value(jvp_function(np.tanh, 1), ((x,), (y,)))", x=(3,), y=(3,)),
     Spec(np.ones_like, "x * np.ones_like(y)", x=(3, 2), y=(3, 2)),
     Spec(np.shape, "np.reshape(x, np.shape(y)) * y", x=(6,), y=(2, 3)),
     Spec(np.size, "np.zeros_like(x) + x * np.size(x)", x=(3, 2)),

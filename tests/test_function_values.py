@@ -10,7 +10,7 @@ import pytest
 import tangent_ad as tad
 import function_value_functions as fv
 from corpus import check_all_modes
-from tangent_ad.testing import check_grads
+from tangent_ad.testing import check_grads, check_jvp
 
 CASES = [
     "passes_registered_functions", "passes_a_user_function", "loop_over_functions",
@@ -125,12 +125,24 @@ def test_a_comprehension_variable_is_not_replaced_by_the_alias():
                 tad.grad(comprehension_variable_named_like_an_alias), (w,))
 
 
+def _smooth(v):
+    return v * np.tanh(v)
+
+
 def calls_functions_it_is_given(fs, w):
     return sum(np.sum(f(w)) for f in fs)
 
 
-def test_functions_not_known_from_the_source_are_refused_with_a_hint():
-    with pytest.raises(tad.UnsupportedSyntaxError, match="not known from the source") as info:
-        tad.grad(calls_functions_it_is_given, wrt=1)
-    assert "for f in (np.sin, np.cos)" in info.value.hint
-    assert info.value.lineno == calls_functions_it_is_given.__code__.co_firstlineno + 1
+def test_functions_known_only_when_the_code_runs_are_differentiated_then():
+    """`fs` is an argument: each f(w) is a call of a function value, whose
+    derivative is made when the derivative runs (runtime/function_values.py)."""
+    w = np.array([0.3, -0.5, 0.7])
+    fs = [np.sin, np.cos, _smooth]
+    gradient = tad.grad(calls_functions_it_is_given, wrt=1)
+    check_grads(lambda v: calls_functions_it_is_given(fs, v), lambda v: gradient(fs, v), (w,))
+    tangent = tad.jvp(calls_functions_it_is_given, wrt=1)
+    check_jvp(lambda v: calls_functions_it_is_given(fs, v),
+              lambda v, dv: tangent(fs, v, dv), (w,))
+    product = tad.hvp(calls_functions_it_is_given, wrt=1)
+    check_jvp(lambda v: gradient(fs, v), lambda v, t: (gradient(fs, v), product(fs, v, t)), (w,))
+    assert "call_value(vjp_function(" in tad.show_source(gradient)

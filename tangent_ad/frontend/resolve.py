@@ -6,7 +6,10 @@ looks each one up (closure cells, then module globals, then builtins) and
 records, in ``ctx.resolved``, the object behind every call, operator,
 global name and global attribute. ``ctx.namespace`` receives the root names
 the generated code will need when it is loaded. The tree is not changed,
-except for defaults that are not visible as globals (``_bind_defaults``).
+except for defaults that are not visible as globals (``_bind_defaults``),
+methods of objects (called through their class's function), and calls of
+function values that only the running code knows (``h(x)`` becomes
+``call_value(h, (x,))``).
 """
 import builtins
 import inspect
@@ -22,6 +25,7 @@ from tangent_ad.hooks import insert_grad_code
 from tangent_ad.live import LIVE_KEY, Dependencies, behind, shapes_code
 from tangent_ad.scopes import live_key
 from tangent_ad.nodes import walk
+from tangent_ad.runtime.function_values import call_value
 
 BINARY_OPERATORS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
@@ -63,6 +67,7 @@ def run(tree, ctx):
         elif isinstance(node, gast.FunctionDef):
             local.add(node.name)
     resolver = _Resolver(ctx, scope, local, snapshot)
+    resolver.closures = _holding_local_functions(tree, local_functions)
     for stmt in tree.body:
         resolver.visit(stmt)
     for lifted in set(local_functions.values()):
@@ -74,6 +79,34 @@ def run(tree, ctx):
         resolver.lookup(read)
     _bind_defaults(tree, ctx, scope)
     return tree
+
+
+def _holding_local_functions(tree, local_functions):
+    """The names (and Lambda nodes) that may hold a function defined in
+    `tree` that reads variables of it (a nested def or lambda, or a value
+    made from one: ``h = tad.grad(lambda a: a * x)``). Such a function is
+    lifted (its captures become parameters), so it can only be called by
+    its name, never as a value; one that reads none is a value like any."""
+    held = {n for n, lifted in local_functions.items() if isinstance(n, str) and lifted.free}
+    held |= {n for n, lifted in local_functions.items() if isinstance(n, gast.Lambda) and lifted.free}
+    assigns = [n for n in closures._walk_outside_functions(tree.body) if isinstance(n, gast.Assign)]
+    changed = True
+    while changed:
+        changed = False
+        for stmt in assigns:
+            if _mentions(stmt.value, held):
+                for target in stmt.targets:
+                    for node in walk(target):
+                        if isinstance(node, gast.Name) and node.id not in held:
+                            held.add(node.id)
+                            changed = True
+    return held
+
+
+def _mentions(expr, held):
+    """Whether `expr` reads a name in `held` or holds a Lambda node in it."""
+    return any(n in held if isinstance(n, gast.Lambda) else
+               isinstance(n, gast.Name) and n.id in held for n in walk(expr))
 
 
 def _globals_of_lifted(fdef, resolver):
@@ -265,6 +298,8 @@ class _Resolver(gast.NodeVisitor):
         pass
 
     def visit_Call(self, node):
+        if not isinstance(node.func, (gast.Name, gast.Attribute)):
+            return self._value_call(node)  # make(W)(x), fs[i](x)
         functions = self.ctx.facts["local_functions"]
         if isinstance(node.func, gast.Name) and node.func.id in functions:
             self.ctx.resolved[node] = functions[node.func.id]
@@ -278,13 +313,7 @@ class _Resolver(gast.NodeVisitor):
                     self.visit(child)
                 return
             if not isinstance(node.func, gast.Attribute):
-                raise UnsupportedSyntaxError(
-                    "calling a local variable is not supported yet: the function "
-                    "it holds is not known from the source",
-                    hint="call the function by its name, pass it as an argument "
-                         "(apply(np.sin, x)), or write the functions in a tuple or "
-                         "dict in this function (for f in (np.sin, np.cos): ...)",
-                    **self.ctx.where(node))
+                return self._value_call(node)  # h = pick(kind); h(x)
             method = node.func.attr
             if generated.is_generated(self.ctx.func) and method == "pop":
                 generated.check_pop(node, self.ctx)
@@ -318,6 +347,32 @@ class _Resolver(gast.NodeVisitor):
             self.ctx.resolved[node.func] = obj
         self.ctx.resolved[node] = obj
         for child in node.args + [k.value for k in node.keywords]:
+            self.visit(child)
+
+    def _value_call(self, node):
+        """``h(x, y)`` of a function value known only when the code runs,
+        as ``call_value(h, (x, y))``: its derivative is asked for when the
+        derivative runs (runtime/function_values.py)."""
+        if _mentions(node.func, getattr(self, "closures", ())):
+            raise UnsupportedSyntaxError(
+                "calling a function value made from a function defined in this "
+                "function (a lambda or a nested def) is not supported",
+                hint="call the nested function by its name, or define it at module level "
+                     "and pass what it reads as arguments",
+                **self.ctx.where(node))
+        if node.keywords or any(isinstance(a, gast.Starred) for a in node.args):
+            raise UnsupportedSyntaxError(
+                "a function known only when the code runs can be differentiated "
+                "through with positional arguments only",
+                hint="pass the arguments by position, or call the function by its name",
+                **self.ctx.where(node))
+        callee = node.func
+        node.func = gast.Name(id="call_value", ctx=gast.Load(), annotation=None,
+                              type_comment=None)
+        node.args = [callee, gast.Tuple(elts=node.args, ctx=gast.Load())]
+        self.ctx.namespace["call_value"] = call_value
+        self.ctx.resolved[node.func] = self.ctx.resolved[node] = call_value
+        for child in node.args:
             self.visit(child)
 
     def _method_call(self, node, method):

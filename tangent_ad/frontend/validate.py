@@ -293,7 +293,9 @@ def _check_expr(node, ctx):
         _check_expr(node.operand, ctx)
     elif isinstance(node, gast.Call):
         if not isinstance(node.func, (gast.Name, gast.Attribute)):
-            _refuse(node, ctx, "only calls of a named function are supported")
+            if ctx.facts.get("generated"):
+                _refuse(node, ctx, "only calls of a named function are supported")
+            _check_expr(node.func, ctx)  # make(W)(x): a function value (resolve)
         for arg in node.args:
             if isinstance(arg, gast.Starred) and arg is node.args[-1]:
                 _check_expr(arg.value, ctx)

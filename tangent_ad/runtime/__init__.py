@@ -17,6 +17,8 @@ bookkeeping a reader can look up here:
   forms of ``append`` and item assignment;
 * ``objects``: attributes of dataclasses and user objects (``field``) and
   their adjoints and tangents;
+* ``function_values``: calls of functions known only when the code runs,
+  and the derivatives of those values, made when they are first called;
 * ``loops``: the segment length of a checkpointed loop;
 * ``ordering``: the positions ``sorted``, ``min``, ``max`` and ``reversed``
   pick, for the indexing the front end writes in their place;
@@ -45,7 +47,8 @@ bookkeeping a reader can look up here:
   operand of a product or a decomposition.
 """
 from tangent_ad.runtime import (
-    array_ops, arrays, boundary, core, factorizations, fft, interpolation, linalg, linalg_general,
+    array_ops, arrays, boundary, core, factorizations, fft, function_values, interpolation, linalg,
+    linalg_general,
     linalg_tangents, loops, objects, ordering, quantiles, reductions, shapes, structures, svd,
     svd_formulas, tangents)
 from tangent_ad.runtime.array_ops import *  # noqa: F401,F403
@@ -54,6 +57,7 @@ from tangent_ad.runtime.boundary import *  # noqa: F401,F403
 from tangent_ad.runtime.core import *  # noqa: F401,F403
 from tangent_ad.runtime.factorizations import *  # noqa: F401,F403
 from tangent_ad.runtime.fft import *  # noqa: F401,F403
+from tangent_ad.runtime.function_values import *  # noqa: F401,F403
 from tangent_ad.runtime.interpolation import *  # noqa: F401,F403
 from tangent_ad.runtime.linalg import *  # noqa: F401,F403
 from tangent_ad.runtime.linalg_general import *  # noqa: F401,F403
@@ -70,5 +74,5 @@ from tangent_ad.runtime.tangents import *  # noqa: F401,F403
 
 MODULES = (arrays, boundary, core, structures, objects, loops, ordering, reductions, shapes, linalg,
            linalg_tangents, tangents, fft, svd, array_ops, interpolation, quantiles,
-           linalg_general, factorizations, svd_formulas)
+           linalg_general, factorizations, svd_formulas, function_values)
 __all__ = [name for module in MODULES for name in module.__all__]

@@ -212,6 +212,9 @@ def refuse_arguments(func, params, bound, differentiated, where):
     says carries a derivative."""
     for param in params:
         if param in bound and differentiated(bound[param]):
+            own = getattr(func, "__tangent_ad_refusal__", None)  # (message, hint)
+            if own is not None:
+                raise NoDerivativeError(own[0], hint=own[1], **where)
             raise NoDerivativeError(
                 f"{_name(func)} has no derivative rule with respect to its "
                 f"argument '{param}'",

@@ -1,0 +1,150 @@
+"""Calls of function values known only when the code runs
+(tangent_ad/runtime/function_values.py): the value's derivative is made
+when the derivative runs, in every mode and to any order; a value that
+depends on the differentiated arguments is refused at the user's line."""
+import numpy as np
+import pytest
+
+import tangent_ad as tad
+from corpus import check_all_modes
+from tangent_ad.testing import check_grads
+
+X = np.array([0.3, -0.8, 1.1])
+
+
+def _smooth(v):
+    return v * np.tanh(v)
+
+
+def _pick(kind):
+    return {"sin": np.sin, "smooth": _smooth}[kind]
+
+
+def value_from_a_call(x):
+    h = _pick("smooth")
+    return np.sum(h(x) * np.cos(x))
+
+
+def call_of_a_call(x):
+    return np.sum(_pick("sin")(x) * x)
+
+
+def _layers():
+    return [np.tanh, _smooth, np.sin]
+
+
+def loop_over_values_from_a_call(x):
+    h = x
+    for layer in _layers():
+        h = layer(h) + 0.5 * h
+    return np.sum(h * h)
+
+
+def item_of_a_list_from_a_call(x):
+    fs = _layers()
+    return np.sum(fs[1](x) * fs[2](x))
+
+
+def _inner(a):
+    return np.sin(a) * a
+
+
+def derivative_made_when_it_runs(x):
+    inner_gradient = tad.grad(_inner)
+    return inner_gradient(x) * x
+
+
+def nested_def_as_a_value(x):
+    def inner(y):  # reads nothing of the function: a value like a global one
+        return y[0] * y[1]
+
+    inner_gradient = tad.grad(inner)
+    return np.sum(np.sin(np.array(inner_gradient((x, x * x)))))
+
+
+def apply(fn, x):
+    return np.sum(fn(x) * x)
+
+
+@pytest.mark.parametrize("func", [value_from_a_call, call_of_a_call, loop_over_values_from_a_call,
+                                  item_of_a_list_from_a_call], ids=lambda f: f.__name__)
+def test_a_function_value_is_differentiated_in_every_mode(func):
+    check_all_modes(func, (X,))
+
+
+def test_a_derivative_made_in_the_code_has_derivatives_to_the_third_order():
+    x = 0.7
+    d2 = -np.sin(x) * x + 2 * np.cos(x)  # derivatives of sin(a) * a
+    d3 = -np.cos(x) * x - 3 * np.sin(x)
+    d4 = np.sin(x) * x - 4 * np.cos(x)
+    first = tad.grad(derivative_made_when_it_runs)
+    assert first(x) == pytest.approx(d2 * x + (np.cos(x) * x + np.sin(x)), rel=1e-12)
+    assert tad.grad(first)(x) == pytest.approx(d3 * x + 2 * d2, rel=1e-12)
+    assert tad.grad(tad.grad(first))(x) == pytest.approx(d4 * x + 3 * d3, rel=1e-12)
+    assert tad.jvp(derivative_made_when_it_runs)(x, 1.0)[1] == pytest.approx(first(x), rel=1e-12)
+
+
+def test_a_nested_def_that_reads_nothing_is_a_value():
+    check_all_modes(nested_def_as_a_value, (0.7,))
+
+
+def test_a_function_argument_of_the_transformed_function():
+    gradient = tad.grad(apply, wrt=1)
+    for fn in (np.sin, _smooth):
+        check_grads(lambda v: apply(fn, v), lambda v: gradient(fn, v), (X,))
+    value, tangent = tad.jvp(apply, wrt=1)(np.cos, X, np.ones(3))
+    assert tangent == pytest.approx(np.sum(np.cos(X) - X * np.sin(X)), rel=1e-12)
+
+
+def test_float32_stays_float32():
+    x = X.astype(np.float32)
+    gradient = tad.grad(value_from_a_call)(x)
+    assert gradient.dtype == np.float32 and gradient.shape == x.shape
+
+
+def test_the_generated_code_shows_the_call():
+    source = tad.show_source(tad.grad(value_from_a_call, optimized=False))
+    assert "call_value(h, " in source
+    assert "call_value(vjp_function(h, " in source
+
+
+def _closure_over(w):
+    out = None
+    for _ in range(2):  # not written out in the caller (frontend/inline.py)
+        out = lambda v: np.tanh(w * v)
+    return out
+
+
+def closure_over_a_differentiated_value(w, x):
+    h = _closure_over(w)
+    return np.sum(h(x))
+
+
+def local_lambda_as_a_value(x):
+    scale = lambda v: v * x
+    g = tad.grad(scale)
+    return g(2.0)
+
+
+def keyword_argument_to_a_value(x):
+    h = _pick("sin")
+    return np.sum(h(x=x))
+
+
+def value_without_a_derivative(x):
+    return np.sum(np.vectorize(np.sin)(x))
+
+
+@pytest.mark.parametrize("func,args,message", [
+    (closure_over_a_differentiated_value, (1.5, X), "made from the differentiated arguments"),
+    (local_lambda_as_a_value, (0.5,), "made from a function defined in this function"),
+    (keyword_argument_to_a_value, (X,), "positional arguments only"),
+    (value_without_a_derivative, (X,), "has no derivative"),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_refused_at_the_users_line(func, args, message):
+    with pytest.raises(tad.TangentADError, match=message) as info:
+        tad.grad(func, wrt=tuple(range(len(args))))(*args)
+    first = func.__code__.co_firstlineno
+    assert info.value.filename == __file__
+    assert first <= info.value.lineno <= first + 4
+    assert info.value.hint
