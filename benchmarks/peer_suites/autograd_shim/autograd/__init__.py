@@ -8,6 +8,8 @@ autograd's signatures (``argnum``, nary functions, keyword arguments) and
 its complex convention; each is a few calls of ``tangent_ad``.
 """
 import builtins
+import functools
+import inspect
 import sys
 
 import numpy
@@ -17,6 +19,7 @@ import numpy.random
 
 import tangent_ad as tad
 
+from autograd import _convert
 from autograd._convert import argnums, closed, conjugates, readable, to_autograd
 
 for _name, _module in [("numpy", numpy), ("numpy.random", numpy.random),
@@ -83,7 +86,30 @@ def grad(fun, argnum=0):
                         {"derivative": derivative})
     if builtins.isinstance(argnum, int):
         gradient.tangent_ad_form = form
+        return _readable_now(fun, form, gradient)
     return gradient
+
+
+def _readable_now(fun, form, gradient):
+    """`form` for `fun`'s own number of parameters, made now, when `fun`
+    is a plain function (positional parameters without defaults): a
+    readable function that calls tangent_ad's derivative, so that code
+    which calls the gradient can itself be differentiated (the gradient
+    is then a function value tangent_ad differentiates when it runs).
+    Otherwise, or if tangent_ad refuses `fun` now, the `gradient` closure,
+    which raises the same refusal when it is called, as autograd would."""
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        return gradient
+    if not _convert._fits(fun, len(params)) or any(p.default is not p.empty for p in params):
+        return gradient
+    try:
+        made = form(len(params))
+    except tad.TangentADError:
+        return gradient
+    made.tangent_ad_form = form
+    return made
 
 
 def _in_autograd_convention(derivative, call):
@@ -136,6 +162,7 @@ def elementwise_grad(fun, argnum=0):
                         {"derivative": derivative, "target": target})
     if builtins.isinstance(argnum, int):
         gradient.tangent_ad_form = form
+        return _readable_now(fun, form, gradient)
     return gradient
 
 
@@ -218,3 +245,26 @@ def checkpoint(fun):
     """tangent_ad's checkpoint: `fun`'s intermediates are recomputed in the
     backward pass instead of stored."""
     return tad.checkpoint(fun)
+
+
+def _entry_point(transform):
+    """`transform` as a library's entry point: a callable that is not a
+    Python function (``functools.partial``), as a compiled library's would
+    be. tangent_ad reads the Python functions that differentiated code
+    calls, to refuse in-place writes to state they share; the shim's
+    transforms write only their own caches (and ``linecache``), and what
+    they return is a function value, which tangent_ad differentiates when
+    the derivative runs (``grad(f)(x)`` inside a differentiated lambda)."""
+    point = functools.partial(transform)
+    point.__name__, point.__qualname__, point.__doc__ = \
+        transform.__name__, transform.__qualname__, transform.__doc__
+    return point
+
+
+for _name in ("make_vjp", "make_jvp", "grad", "value_and_grad", "grad_and_aux",
+              "elementwise_grad", "deriv", "holomorphic_grad", "jacobian", "hessian",
+              "make_hvp", "hessian_tensor_product", "tensor_jacobian_product", "make_ggnvp"):
+    globals()[_name] = _entry_point(globals()[_name])
+hessian_vector_product = hessian_tensor_product
+vector_jacobian_product = tensor_jacobian_product
+del _name
