@@ -12,7 +12,7 @@ adjoint of an operand of a product is also linear in the other operand
 tangent.
 
 The others: the slopes ``dsinc`` and ``digamma`` have slopes of their own
-(``d2sinc``, ``trigamma``); the adjoints of a norm, an einsum, a solve and
+(``d2sinc``, ``trigamma``, ``tetragamma``); the adjoints of a norm, an einsum, a solve and
 the decompositions (Cholesky, eigh) have tangents written as runtime
 helpers (``jvp_grad_norm``, ``jvp_grad_cholesky``, ...); helpers that
 compute axes, counts or fractions do not vary.
@@ -36,7 +36,7 @@ from tangent_ad.runtime import (
     jvp_abs_slope, jvp_einsum, jvp_grad_cholesky, jvp_grad_eigh, jvp_grad_einsum, jvp_grad_norm,
     jvp_jvp_einsum,
     jvp_grad_solve_rhs, jvp_mean, linspace_fraction, matrix_transpose, segment_length,
-    tangent_array, trigamma, unarray, unatleast, unblock_diag, uncumsum, unconcatenate, undiag,
+    tangent_array, tetragamma, trigamma, unarray, unatleast, unblock_diag, uncumsum, unconcatenate, undiag,
     undiagonal, undiff, unconverted, unfield, unindex, unindex_container, iterated_tangent,
     converted_tangent,
     uniterated, unpad, unreduce,
@@ -306,6 +306,11 @@ def dsinc_rule(result, x):
 @tangent(digamma)
 def digamma_rule(result, x):
     d[result] = d[x] * trigamma(x)
+
+
+@tangent(trigamma)
+def trigamma_rule(result, x):
+    d[result] = d[x] * tetragamma(x)
 
 
 @tangent(grad_norm)

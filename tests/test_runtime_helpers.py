@@ -247,3 +247,22 @@ def test_third_derivative_through_abs():
         h = 1e-5
         numeric = (second(x + h) - second(x - h)) / (2 * h)
         assert third(x) == pytest.approx(numeric, rel=1e-6)
+
+
+def test_tetragamma_is_the_slope_of_trigamma():
+    from tangent_ad.runtime.tangents import tetragamma, trigamma
+    x = np.array([-2.7, -0.3, 0.2, 0.6, 1.0, 3.3, 12.0])  # (not at trigamma's switch, 0.5)
+    h = 1e-6
+    np.testing.assert_allclose(tetragamma(x), (trigamma(x + h) - trigamma(x - h)) / (2 * h),
+                               rtol=1e-6)
+    assert tetragamma(np.float32(2.0)).dtype == np.float32
+
+
+def test_third_derivative_of_log_gamma():
+    scipy_special = pytest.importorskip("scipy.special")
+
+    def f(x):
+        return scipy_special.gammaln(x) * 2.0
+
+    third = tad.grad(tad.grad(tad.grad(f)))
+    assert third(2.5) == pytest.approx(2.0 * scipy_special.polygamma(2, 2.5), rel=1e-9)
