@@ -48,6 +48,12 @@ def dict_builtin(w):
     return np.sum(d["a"] * d["b"]) + np.sum(e["x"]) * e["y"]
 
 
+def dict_of_written_items(w):
+    d = dict([("a", w)], b=w * 2.0)
+    e = dict({"x": np.sin(w), "y": w[0]}, z=3.0)
+    return np.sum(d["a"] * d["b"]) + np.sum(e["x"]) * e["y"] * e["z"]
+
+
 def dict_get(w):
     d = {"a": w * 3.0}
     return np.sum(d.get("a", w) + d.get("b", w * w))

@@ -16,7 +16,7 @@ from tangent_ad.testing import check_grads
 
 CASES = [
     "sorted_items", "sorted_with_key_and_reverse", "sorted_generator", "min_max_of_a_list",
-    "min_max_with_key", "reversed_loop", "list_and_tuple", "dict_builtin", "dict_get",
+    "min_max_with_key", "reversed_loop", "list_and_tuple", "dict_builtin", "dict_of_written_items", "dict_get",
     "dict_views_in_loops", "loop_over_pairs", "loop_over_a_slice", "small_builtins",
     "array_attributes",
 ]

@@ -17,7 +17,8 @@ Two forms of plain Python become what they mean:
 
 * ``dict(a=x, b=y)`` -> ``{"a": x, "b": y}``; ``dict(pairs)`` ->
   ``{k: v for k, v in pairs}`` for pairs written as a list, a
-  comprehension or a ``zip(...)``;
+  comprehension or a ``zip(...)``; ``dict({"a": x}, b=y)`` and
+  ``dict([("a", x)], b=y)`` -> ``{"a": x, "b": y}``;
 * ``d.get(k, default)`` on a local ``d`` -> ``d[k] if k in d else default``.
 
 The helpers are bound in ``ctx.facts["helpers"]``, under names no name of
@@ -156,6 +157,11 @@ class _Rewrite(gast.NodeTransformer):
             return _located(gast.Dict(keys=[_const(k) for k in keywords],
                                       values=list(keywords.values())), node)
         pairs = node.args[0] if len(node.args) == 1 else None
+        written = _written_items(pairs)
+        if written is not None:  # dict({"a": x}, b=y), dict([("a", x)], b=y)
+            keys, values = written
+            return _located(gast.Dict(keys=keys + [_const(k) for k in keywords],
+                                      values=values + list(keywords.values())), node)
         if not keywords and (isinstance(pairs, (gast.List, gast.Tuple, gast.ListComp)) or (
                 isinstance(pairs, gast.Call) and self.scope.is_builtin(pairs.func, zip))):
             # (``dict(d)`` of a dict would unpack its keys: not rewritten)
@@ -165,6 +171,17 @@ class _Rewrite(gast.NodeTransformer):
                     target=gast.Tuple(elts=[_store(key), _store(value)], ctx=gast.Store()),
                     iter=node.args[0], ifs=[], is_async=0)]), node)
         return None
+
+
+def _written_items(node):
+    """(keys, values) of a dict display, or of a list or tuple of pairs
+    written in the code; None for anything else."""
+    if isinstance(node, gast.Dict) and None not in node.keys:  # (None: a ** entry)
+        return list(node.keys), list(node.values)
+    if isinstance(node, (gast.List, gast.Tuple)) and all(
+            isinstance(e, (gast.List, gast.Tuple)) and len(e.elts) == 2 for e in node.elts):
+        return [e.elts[0] for e in node.elts], [e.elts[1] for e in node.elts]
+    return None
 
 
 def _copy(node):
