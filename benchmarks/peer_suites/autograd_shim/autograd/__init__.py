@@ -133,6 +133,16 @@ def value_and_grad(fun, argnum=0):
         except tad.NonScalarOutputError as exc:
             raise TypeError(str(exc)) from exc
         return value, _unpack(argnum, to_autograd(result, derivative))
+
+    def form(nargs):  # the value and the gradient as two calls, both differentiable
+        target = closed(fun, nargs, {})
+        derivative = tad.grad(target, wrt=(argnum,))
+        gradient = _in_autograd_convention(derivative, "({params})")
+        return readable(f"value_and_grad_{_label(fun)}", nargs,
+                        f"(target({{params}}), {gradient})",
+                        {"derivative": derivative, "target": target})
+    if builtins.isinstance(argnum, int):
+        return _readable_now(fun, form, both)
     return both
 
 
@@ -217,10 +227,19 @@ hessian_vector_product = hessian_tensor_product
 
 
 def tensor_jacobian_product(fun, argnum=0):
-    """``(*args, V) -> V . J`` (contracting all of V's axes): a vjp."""
+    """``(*args, V) -> tensordot(V, J, ndim(V))``: a vjp when V has the
+    output's shape; when V has fewer axes (the output's leading ones), the
+    Jacobian of ``tensordot(V, fun(*args), ndim(V))``."""
     def product(*args, **kwargs):
         args, vector = args[:-1], args[-1]
-        return make_vjp(fun, argnum)(*args, **kwargs)[0](vector)
+        vjp, out = make_vjp(fun, argnum)(*args, **kwargs)
+        if numpy.shape(vector) == numpy.shape(out):
+            return vjp(vector)
+        target = closed(fun, len(args), kwargs)
+        contracted = readable("contracted", len(args),
+                              "np.tensordot(V, target({params}), axes=axes)",
+                              {"V": vector, "target": target, "axes": numpy.ndim(vector)})
+        return tad.jacobian(contracted, wrt=argnum)(*args)
     return product
 
 
