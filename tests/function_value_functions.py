@@ -153,6 +153,13 @@ def factory_closures(W):
     return np.sum(second(first(h))) + make_scaler(W[2, 0])(2.0)
 
 
+def lambda_factory_instances(W):
+    x = np.ones(3) * 0.5
+    first = make_scaler(W[0, 0])  # a factory that returns a lambda, bound twice
+    second = make_scaler(W[1, 1] * 2.0)
+    return np.sum(second(first(W @ x)))
+
+
 def lambda_capturing_a_differentiated_value(W):
     x = np.ones(3) * 0.5
     w = W[0]

@@ -22,7 +22,8 @@ CASES = [
     "filter_with_a_lambda", "dict_comprehension_with_condition",
     "calls_with_function_defaults", "calls_a_derivative",
 ]
-MATRIX_CASES = ["factory_closures", "lambda_capturing_a_differentiated_value"]
+MATRIX_CASES = ["factory_closures", "lambda_factory_instances",
+                "lambda_capturing_a_differentiated_value"]
 
 
 @pytest.mark.parametrize("name", CASES)

@@ -151,10 +151,14 @@ class _Inliner:
         # the resolver records what the derivative depends on: the callee too
         self.ctx.facts.setdefault("static_reads", []).append(copy.deepcopy(call.func))
         result = renamed[-1].value
-        if isinstance(result, gast.Lambda):  # named, as lambdas that are called are
+        if isinstance(result, gast.Lambda):
+            # a def of its own, as the callee's def would be: a name bound to
+            # it (``l1 = make_layer(W1)``) is then a known nested function
             label = self.scope.fresh(f"{tree.name}_result")
-            before.append(_relocate_new(gast.Assign(targets=[_store(label)], value=result,
-                                                    type_comment=None), call))
+            ret = gast.Return(value=result.body)
+            before.append(_relocate_new(gast.FunctionDef(
+                name=label, args=result.args, body=[_relocate_new(ret, call)],
+                decorator_list=[], returns=None, type_comment=None, type_params=[]), call))
             result = gast.copy_location(gast.Name(id=label, ctx=gast.Load(), annotation=None,
                                                   type_comment=None), call)
         return result
@@ -300,7 +304,7 @@ def _relocate_new(stmt, where):
     gast.copy_location(stmt, where)
     stmt.end_lineno = getattr(where, "end_lineno", None)
     stmt.end_col_offset = getattr(where, "end_col_offset", None)
-    for target in stmt.targets:
+    for target in getattr(stmt, "targets", ()):
         gast.copy_location(target, where)
     return stmt
 
