@@ -11,7 +11,8 @@ import numpy as np
 
 from tangent_ad.registry import adjoint, nonholomorphic, zero_derivative
 from tangent_ad.runtime import (
-    abs_slope, extreme_index, reversed_indices, sort_order, unbroadcast, unconverted, unsum)
+    abs_slope, extreme_index, formatted, reversed_indices, sort_order, unbroadcast, unconverted,
+    unsum)
 
 d = None  # d[x] is the adjoint of x; templates are parsed, never run
 
@@ -182,3 +183,4 @@ def builtin_tuple(result, iterable):
 zero_derivative(math.ceil, math.floor, math.trunc, math.isfinite, math.isinf,
                 math.isnan)
 zero_derivative(extreme_index, reversed_indices, sort_order)  # positions, for indexing
+zero_derivative(formatted, builtins.set)  # an f-string's text; a set (of indices, keys)

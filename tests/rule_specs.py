@@ -14,14 +14,15 @@ scalar, vector, matrix, broadcast and Python-float shapes. Expressions
 may use the modules in NAMESPACE; the scipy.special specs exist only when
 SciPy is installed, as do its rules.
 """
+import builtins
 import math
 import operator
 
 import numpy as np
 
 from tangent_ad.runtime import (
-    appended, c_concat, call_value, concatenated, iterated, jvp_function, r_concat, repeated,
-    size_of, updated, vjp_function)
+    appended, c_concat, call_value, concatenated, formatted, iterated, jvp_function, r_concat,
+    repeated, size_of, updated, vjp_function)
 from tangent_ad.runtime.ordering import extreme_index, reversed_indices, sort_order
 
 try:
@@ -36,7 +37,7 @@ NAMESPACE = {"np": np, "math": math, "appended": appended, "iterated": iterated,
              "updated": updated, "concatenated": concatenated, "repeated": repeated,
              "sort_order": sort_order, "extreme_index": extreme_index,
              "reversed_indices": reversed_indices, "call_value": call_value,
-             "vjp_function": vjp_function, "jvp_function": jvp_function,
+             "vjp_function": vjp_function, "jvp_function": jvp_function, "formatted": formatted,
              **({"scipy": scipy} if scipy else {})}
 RESERVED_NAMES = {*NAMESPACE, "scipy", "v", "weight"}
 
@@ -780,6 +781,8 @@ SPECS = [
     Spec(np.trunc, "np.trunc(x) * x", x=(3, 2), domain=(-2.4, 2.4)),
     Spec(np.ndim, "x * np.ndim(x)", x=(3, 2)),
     Spec(size_of, "x * x.size", x=(3, 2)),  # the attribute reads the runtime helper
+    Spec(formatted, "x * len(formatted('{:+.3f}', (x,)))", x=None),  # an f-string: 6 characters
+    Spec(builtins.set, "x * len(set((x, x * 2.0)))", x=None),
     # a function value's call, and the derivatives of the value made when they run
     Spec(call_value, "call_value(np.multiply, (x, y)) + call_value(np.sin, (x,))",
          x=(3,), y=(3,)),

@@ -104,3 +104,14 @@ def raise_ends_a_path(w, mode):
         return np.prod(np.cos(w))
     else:
         raise ValueError(f"unknown mode {mode!r}")
+
+
+def f_strings_as_values(w):
+    label = f"loss {w[0]:.2f}"  # a string: no derivative
+    width = len(label + f" {w[1]:.3f} {{w}} {'k'!r} {len(w)}")
+    return np.sum(w * w) * width + w[2]
+
+
+def set_comprehension(w):
+    picked = {i for i in range(3) if i != 1}
+    return sum(w[i] * w[i] for i in sorted(picked)) * np.sum(w)

@@ -23,7 +23,7 @@ CASES = [
     ("walrus_in_conditions", ()), ("star_unpacking", ()), ("nested_unpacking", ()),
     ("reduce_forms", ()), ("assert_and_del", ()), ("chained_comparison", ()),
     ("raise_in_a_check", ()), ("raise_ends_a_path", ("sum",)), ("raise_ends_a_path", ("prod",)),
-    ("zip_of_a_spread_call", ()),
+    ("zip_of_a_spread_call", ()), ("f_strings_as_values", ()), ("set_comprehension", ()),
 ]
 
 

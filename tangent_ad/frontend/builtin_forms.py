@@ -19,7 +19,9 @@ Two forms of plain Python become what they mean:
   ``{k: v for k, v in pairs}`` for pairs written as a list, a
   comprehension or a ``zip(...)``; ``dict({"a": x}, b=y)`` and
   ``dict([("a", x)], b=y)`` -> ``{"a": x, "b": y}``;
-* ``d.get(k, default)`` on a local ``d`` -> ``d[k] if k in d else default``.
+* ``d.get(k, default)`` on a local ``d`` -> ``d[k] if k in d else default``;
+* an f-string, ``f"{a:.2f}"`` -> ``formatted("{:.2f}", (a,))``, a string
+  with no derivative (``runtime/structures.py``).
 
 The helpers are bound in ``ctx.facts["helpers"]``, under names no name of
 the function uses; the resolver looks them up there.
@@ -38,7 +40,8 @@ def run(tree, ctx):
     """Return the FunctionDef `tree` with the builtin forms rewritten."""
     if generated.is_generated(ctx.func):
         return tree
-    if not any(isinstance(n, gast.Call) and _called_name(n) in _NAMES for n in walk(tree)):
+    if not any(isinstance(n, gast.Call) and _called_name(n) in _NAMES or
+               isinstance(n, gast.JoinedStr) for n in walk(tree)):
         return tree
     rewrite = _Rewrite(StaticScope(tree, ctx), ctx.facts.setdefault("helpers", {}))
     rewrite.visit(tree)
@@ -97,6 +100,26 @@ class _Rewrite(gast.NodeTransformer):
                 body=gast.Subscript(value=_copy(container), slice=_copy(key), ctx=gast.Load()),
                 orelse=default), node)
         return node
+
+    def visit_JoinedStr(self, node):
+        """``f"{a:.2f} x"`` -> ``formatted("{:.2f} x", (a,))``: a string,
+        with no derivative (a format spec with fields of its own stays)."""
+        template, values = [], []
+        for part in node.values:
+            if isinstance(part, gast.Constant):
+                template.append(str(part.value).replace("{", "{{").replace("}", "}}"))
+                continue
+            spec = part.format_spec
+            if spec is not None and not all(isinstance(v, gast.Constant) for v in spec.values):
+                return node
+            conversion = "" if part.conversion in (-1, None) else "!" + chr(part.conversion)
+            spec_text = "" if spec is None else ":" + "".join(str(v.value) for v in spec.values)
+            template.append("{" + conversion + spec_text + "}")
+            values.append(self.visit(part.value))
+        call = gast.Call(func=self.helper(structures.formatted),
+                         args=[_const("".join(template)), gast.Tuple(elts=values, ctx=gast.Load())],
+                         keywords=[])
+        return _located(call, node)
 
     def _captures(self, node):
         """Whether the lambda `node` reads a variable of the function: a

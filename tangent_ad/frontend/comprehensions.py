@@ -12,7 +12,8 @@ for the same thing are rewritten into one before validation:
 * ``map(f, xs)`` -> ``[f(x) for x in xs]``, ``map(f, xs, ys)`` -> ``[f(x, y)
   for x, y in zip(xs, ys)]``, ``map(lambda a: e, xs)`` -> ``[e for a in xs]``;
 * ``filter(f, xs)`` -> ``[x for x in xs if f(x)]`` (``filter(None, xs)``
-  keeps the true items).
+  keeps the true items);
+* a set comprehension ``{e for ...}`` -> ``set([e for ...])``.
 
 A loop or comprehension over ``d.items()``, ``d.values()`` or ``d.keys()``
 of a local ``d`` goes over its keys and reads each value, ``for k in d:
@@ -93,7 +94,17 @@ class _Rewrite(gast.NodeTransformer):
         node.generators = generators
         return node
 
-    visit_ListComp = visit_DictComp = visit_SetComp = visit_GeneratorExp = _comprehension
+    visit_ListComp = visit_DictComp = visit_GeneratorExp = _comprehension
+
+    def visit_SetComp(self, node):
+        """``{e for ...}`` -> ``set([e for ...])``: a set of what the list
+        holds (of indices or keys: a set carries no derivative)."""
+        node = self._comprehension(node)
+        if not self.scope.is_builtin(gast.Name(id="set", ctx=gast.Load(), annotation=None,
+                                               type_comment=None), set):
+            return node
+        listed = _located(gast.ListComp(elt=node.elt, generators=node.generators), node)
+        return _located(gast.Call(func=_load("set"), args=[listed], keywords=[]), node)
 
     def _view(self, target, iterable):
         """A loop over ``d.items()``, ``d.values()`` or ``d.keys()`` of a

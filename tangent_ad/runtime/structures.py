@@ -12,7 +12,7 @@ from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.runtime.objects import (
     _refuse_computed, _refuse_opaque, fields, is_object, map_fields, replaced)
 
-__all__ = ["unfield", "field_tangent", "accumulate", "appended", "concatenated", "converted_tangent", "iterated",
+__all__ = ["unfield", "field_tangent", "accumulate", "appended", "concatenated", "converted_tangent", "iterated", "formatted",
            "iterated_tangent", "rebuild", "unconverted",
            "repeated", "unindex_container", "uniterated", "updated", "updated_tangent", "zeroed", "zeros_like"]
 
@@ -92,13 +92,13 @@ def unindex_container(g, x, index):
 
 def iterated(items):
     """What ``for x in items`` goes through, as a sequence to index: the
-    keys of a dict (as a list), or `items` itself (an array's rows, a
+    keys of a dict or the items of a set (as a list), or `items` itself (an array's rows, a
     list's or tuple's items).
 
     >>> iterated({"w": 1.0, "b": 2.0})
     ['w', 'b']
     """
-    return list(items) if isinstance(items, dict) else items
+    return list(items) if isinstance(items, (dict, set, frozenset)) else items
 
 
 def uniterated(g, items):
@@ -252,3 +252,14 @@ def field_tangent(t, obj, name):
         return getattr(t, name)
     _refuse_computed(obj, name)
     return zeros_like(getattr(obj, name))
+
+
+def formatted(template, values):
+    """``template.format(*values)``: an f-string of the user's code (the
+    front end writes ``f"{a:.2f}"`` as ``formatted("{:.2f}", (a,))``). A
+    string carries no derivative.
+
+    >>> formatted("{:.2f} and {!r}", (0.5, "b"))
+    "0.50 and 'b'"
+    """
+    return template.format(*values)
