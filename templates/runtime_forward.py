@@ -37,7 +37,7 @@ from tangent_ad.runtime import (
     jvp_jvp_einsum,
     jvp_grad_solve_rhs, jvp_mean, linspace_fraction, matrix_transpose, segment_length,
     tangent_array, tetragamma, trigamma, unarray, unatleast, unblock_diag, uncumsum, unconcatenate, undiag,
-    undiagonal, undiff, unconverted, unfield, unindex, unindex_container, iterated_tangent,
+    undiagonal, undiff, unconverted, unbuilt, built_tangent, unfield, unindex, unindex_container, iterated_tangent,
     converted_tangent,
     uniterated, unpad, unreduce,
     unreduce_max, unaverage, unplus, unreduce_mean, unreduce_median, unreduce_var, unrepeat,
@@ -195,6 +195,16 @@ def unconverted_rule(result, g, items):
 @tangent(unfield)
 def unfield_rule(result, g, obj, name):
     d[result] = unfield(d[g], obj, name)
+
+
+@tangent(unbuilt)
+def unbuilt_rule(result, g, obj):
+    d[result] = unbuilt(d[g], obj)
+
+
+@tangent(built_tangent)
+def built_tangent_rule(result, tangents, obj):
+    d[result] = built_tangent(d[tangents], obj)
 
 
 @tangent(uniterated)

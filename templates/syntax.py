@@ -10,10 +10,10 @@ import operator
 import numpy as np
 
 from tangent_ad.hooks import checkpointed, stop_gradient
-from tangent_ad.registry import adjoint, zero_derivative
+from tangent_ad.registry import adjoint, structured, zero_derivative
 from tangent_ad.runtime import (
-    appended, concatenated, field, grad_matmul_lhs, grad_matmul_rhs, iterated, repeated,
-    size_of, unbroadcast, unfield, unindex, uniterated, unplus, untimes, updated, zeroed)
+    appended, built, concatenated, field, grad_matmul_lhs, grad_matmul_rhs, iterated, repeated,
+    size_of, unbroadcast, unbuilt, unfield, unindex, uniterated, unplus, untimes, updated, zeroed)
 
 d = None  # d[x] is the adjoint of x; templates are parsed, never run
 
@@ -91,6 +91,14 @@ def getitem(result, a, b):
 @adjoint(field)
 def field(result, obj, name):
     d[obj] = unfield(d[result], obj, name)
+
+
+@adjoint(built)
+def built(result, cls, values):
+    d[values] = unbuilt(d[result], result)
+
+
+structured(built)
 
 
 @adjoint(appended)

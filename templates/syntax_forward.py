@@ -12,7 +12,7 @@ import operator
 import numpy as np
 
 from tangent_ad.registry import broadcasting, tangent
-from tangent_ad.runtime import (appended, concatenated, field, field_tangent, iterated,
+from tangent_ad.runtime import (appended, built, built_tangent, concatenated, field, field_tangent, iterated,
                                 iterated_tangent, repeated, updated, updated_tangent)
 
 d = None  # d[x] is the tangent of x; templates are parsed, never run
@@ -84,6 +84,11 @@ def getitem(result, a, b):
 @tangent(field)
 def field_read(result, obj, name):
     d[result] = field_tangent(d[obj], obj, name)
+
+
+@tangent(built)
+def record_made(result, cls, values):
+    d[result] = built_tangent(d[values], result)
 
 
 @tangent(appended)

@@ -15,20 +15,23 @@ may use the modules in NAMESPACE; the scipy.special specs exist only when
 SciPy is installed, as do its rules.
 """
 import builtins
+import collections
 import math
 import operator
 
 import numpy as np
 
 from tangent_ad.runtime import (
-    appended, c_concat, call_value, concatenated, formatted, iterated, jvp_function, r_concat,
-    repeated, size_of, updated, vjp_function)
+    appended, built, c_concat, call_value, concatenated, formatted, iterated, jvp_function,
+    r_concat, repeated, size_of, updated, vjp_function)
 from tangent_ad.runtime.ordering import extreme_index, reversed_indices, sort_order
 
 try:
     import scipy.special
 except ImportError:  # SciPy is optional: its rules are not registered either
     scipy = None
+
+Pair = collections.namedtuple("Pair", "a b")  # a record made in the code (runtime.built)
 
 DEFAULT_DOMAIN = (-1.0, 1.0)
 POSITIVE = (0.5, 2.0)
@@ -38,6 +41,7 @@ NAMESPACE = {"np": np, "math": math, "appended": appended, "iterated": iterated,
              "sort_order": sort_order, "extreme_index": extreme_index,
              "reversed_indices": reversed_indices, "call_value": call_value,
              "vjp_function": vjp_function, "jvp_function": jvp_function, "formatted": formatted,
+             "built": built, "Pair": Pair,
              **({"scipy": scipy} if scipy else {})}
 RESERVED_NAMES = {*NAMESPACE, "scipy", "v", "weight"}
 
@@ -783,6 +787,7 @@ SPECS = [
     Spec(size_of, "x * x.size", x=(3, 2)),  # the attribute reads the runtime helper
     Spec(formatted, "x * len(formatted('{:+.3f}', (x,)))", x=None),  # an f-string: 6 characters
     Spec(builtins.set, "x * len(set((x, x * 2.0)))", x=None),
+    Spec(built, "built(Pair, (x, y)).a * np.sin(built(Pair, (y, x))[0])", x=(3,), y=(3,)),
     # a function value's call, and the derivatives of the value made when they run
     Spec(call_value, "call_value(np.multiply, (x, y)) + call_value(np.sin, (x,))",
          x=(3,), y=(3,)),

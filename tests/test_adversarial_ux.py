@@ -118,15 +118,16 @@ def uses_getattr_call(x):
 
 REFUSED = [
     (uses_try, 0.7), (uses_global, 0.7), (uses_yield, 0.7),
-    (uses_setcomp, 0.7), (uses_kwargs, 0.7), (uses_fft, X3),
-    (uses_polyfit, X3), (uses_ufunc_reduce, X3), (uses_fstring, 0.7),
+    (uses_kwargs, 0.7), (uses_fft, X3),
+    (uses_polyfit, X3), (uses_ufunc_reduce, X3),
     (uses_nonlocal, 0.7),
     (uses_vectorize, X3),
 ]
 # once refused, now rewritten before validation (frontend/statements.py,
 # frontend/comprehensions.py): differentiated in every mode instead
 NOW_SUPPORTED = [uses_genexp, uses_walrus, uses_del, uses_star_unpack,
-                 uses_lambda_in_dict, uses_getattr_call]  # function values: runtime/function_values.py
+                 uses_lambda_in_dict, uses_getattr_call,  # function values: runtime/function_values.py
+                 uses_setcomp, uses_fstring]  # a set of indices, a string: no derivative
 
 
 def _transform(kind, f):

@@ -34,7 +34,8 @@ import math
 
 import numpy as np
 from tangent_ad.runtime import appended, concatenated, iterated, repeated, updated
-from tangent_ad.runtime import call_value, formatted, jvp_function, vjp_function
+from tangent_ad.runtime import built, call_value, formatted, jvp_function, vjp_function
+from rule_specs import Pair
 from tangent_ad.runtime.ordering import extreme_index, reversed_indices, sort_order
 ''' + ("import scipy.special\n" if "scipy" in NAMESPACE else "")
 

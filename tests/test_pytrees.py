@@ -254,3 +254,36 @@ def test_a_back_reference_and_slots():
 
     with pytest.raises(tad.UnsupportedSyntaxError, match="__slots__"):
         tad.grad(lambda s, x: np.sum(x @ s.W))(Slotted(W0), X)
+
+
+# ---- records made in the code: built(Params, (W, b)) ---------------------------
+
+def _made_inside(w):
+    p = Params(W=w * 2.0, b=np.sum(w))  # keywords, in another order than the fields
+    layer = Linear(np.sin(w), p.b)
+    return np.sum(p.W * layer.W) * layer.b + np.sum(p[0])
+
+
+def _made_and_passed(w):
+    return _loss_of(Linear(np.outer(w, w), w[0]), w)
+
+
+def _loss_of(layer, x):
+    return np.sum(np.tanh(layer.W @ x + layer.b))
+
+
+@pytest.mark.parametrize("func", [_made_inside, _made_and_passed], ids=lambda f: f.__name__)
+def test_a_named_tuple_or_dataclass_made_in_the_code(func):
+    from corpus import check_all_modes
+    w = np.array([0.3, -0.6, 0.8])
+    check_all_modes(func, (w,))
+    gradient = tad.grad(func)(w.astype(np.float32))
+    assert gradient.dtype == np.float32 and gradient.shape == (3,)
+
+
+def test_a_record_returned_by_the_function_has_a_record_tangent():
+    def make(w):
+        return Params(W=w * 3.0, b=2)
+    value, tangent = tad.jvp(make)(np.ones(2), np.array([1.0, -1.0]))
+    assert isinstance(tangent, Params) and tangent.b == 2
+    np.testing.assert_allclose(tangent.W, [3.0, -3.0])

@@ -21,17 +21,21 @@ Two forms of plain Python become what they mean:
   ``dict([("a", x)], b=y)`` -> ``{"a": x, "b": y}``;
 * ``d.get(k, default)`` on a local ``d`` -> ``d[k] if k in d else default``;
 * an f-string, ``f"{a:.2f}"`` -> ``formatted("{:.2f}", (a,))``, a string
-  with no derivative (``runtime/structures.py``).
+  with no derivative (``runtime/structures.py``);
+* a named tuple or plain dataclass made in the code, ``Params(W=w, b=c)``
+  -> ``built(Params, (w, c))`` (``runtime/objects.py``).
 
 The helpers are bound in ``ctx.facts["helpers"]``, under names no name of
 the function uses; the resolver looks them up there.
 """
+import inspect
+
 import gast
 
 from tangent_ad.frontend import generated
 from tangent_ad.frontend.static_scope import StaticScope
 from tangent_ad.nodes import const as _const, name as _load, walk
-from tangent_ad.runtime import ordering, structures
+from tangent_ad.runtime import objects, ordering, structures
 
 _NAMES = ("sorted", "reversed", "min", "max", "dict", "get")
 
@@ -40,12 +44,19 @@ def run(tree, ctx):
     """Return the FunctionDef `tree` with the builtin forms rewritten."""
     if generated.is_generated(ctx.func):
         return tree
-    if not any(isinstance(n, gast.Call) and _called_name(n) in _NAMES or
-               isinstance(n, gast.JoinedStr) for n in walk(tree)):
-        return tree
+    if not any(isinstance(n, gast.JoinedStr) or isinstance(n, gast.Call) and _worth_a_look(n)
+               for n in walk(tree)):
+        return tree  # (a quick look: the scope costs more than most functions' rewrite)
     rewrite = _Rewrite(StaticScope(tree, ctx), ctx.facts.setdefault("helpers", {}))
     rewrite.visit(tree)
     return gast.fix_missing_locations(tree)
+
+
+def _worth_a_look(call):
+    """A call of one of the builtins rewritten here, or of a capitalized
+    name or attribute (a class: a named tuple or dataclass, maybe)."""
+    name = _called_name(call)
+    return name is not None and (name in _NAMES or name[:1].isupper())
 
 
 def _called_name(node):
@@ -89,6 +100,8 @@ class _Rewrite(gast.NodeTransformer):
                 return self._reindexed(node, items, ordering.extreme_index, extra, many=False)
         if scope.is_builtin(node.func, dict):
             return self._dict(node, keywords) or node
+        if objects.is_record_class(scope.value(node.func)):
+            return self._record(node, scope.value(node.func)) or node
         if isinstance(node.func, gast.Attribute) and node.func.attr == "get" and \
                 isinstance(node.func.value, gast.Name) and scope.is_local(node.func.value.id) \
                 and not keywords and 1 <= len(node.args) <= 2 and \
@@ -100,6 +113,29 @@ class _Rewrite(gast.NodeTransformer):
                 body=gast.Subscript(value=_copy(container), slice=_copy(key), ctx=gast.Load()),
                 orelse=default), node)
         return node
+
+    def _record(self, node, cls):
+        """``Params(W=w, b=c)`` of a named tuple or plain dataclass ->
+        ``built(Params, (w, c))``: the values in field order (a default
+        left out must be a constant)."""
+        if any(isinstance(a, gast.Starred) for a in node.args) or \
+                any(k.arg is None for k in node.keywords):
+            return None
+        try:
+            bound = inspect.signature(cls).bind(*node.args, **{k.arg: k.value for k in node.keywords})
+        except (TypeError, ValueError):
+            return None  # Python's own error, when the call runs
+        values = []
+        for name, param in inspect.signature(cls).parameters.items():
+            if name in bound.arguments:
+                values.append(bound.arguments[name])
+            elif isinstance(param.default, (bool, int, float, complex, str, type(None))):
+                values.append(_const(param.default))
+            else:
+                return None
+        call = gast.Call(func=self.helper(objects.built),
+                         args=[node.func, gast.Tuple(elts=values, ctx=gast.Load())], keywords=[])
+        return _located(call, node)
 
     def visit_JoinedStr(self, node):
         """``f"{a:.2f} x"`` -> ``formatted("{:.2f} x", (a,))``: a string,

@@ -10,7 +10,10 @@ keep their value. A dataclass's derivative is made with
 fields replaced. Named tuples are tuples (``structures.py``).
 
 ``p.W`` on a local value reads ``field(p, "W")``; its adjoint,
-``unfield``, is `p`'s zero derivative with the adjoint at ``W``.
+``unfield``, is `p`'s zero derivative with the adjoint at ``W``. A named
+tuple or plain dataclass made in the code, ``Params(W=w, b=c)``, is
+``built(Params, (w, c))``; its adjoint gives the fields' adjoints back
+(``unbuilt``).
 """
 import copy
 import dataclasses
@@ -22,7 +25,7 @@ import numpy as np
 
 from tangent_ad.errors import UnsupportedSyntaxError
 
-__all__ = ["field"]
+__all__ = ["field", "built", "unbuilt", "built_tangent"]
 
 _NOT_OBJECTS = (numbers.Number, str, bytes, type(None), np.ndarray, np.generic, tuple, list,
                 dict, type, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
@@ -142,3 +145,45 @@ def _refuse_computed(obj, name):
                     hint=f"read the fields it is computed from in the differentiated "
                          f"function, or differentiate with respect to those fields")
             return
+
+
+def is_record_class(cls):
+    """A named tuple class, or a dataclass whose generated ``__init__``
+    takes every field and does nothing more (no ``__post_init__``): a
+    call of it is the object of its fields, the values given."""
+    if not isinstance(cls, type):
+        return False
+    if issubclass(cls, tuple) and hasattr(cls, "_fields"):
+        return True
+    code = getattr(getattr(cls, "__init__", None), "__code__", None)
+    return dataclasses.is_dataclass(cls) and not hasattr(cls, "__post_init__") and \
+        all(f.init for f in dataclasses.fields(cls)) and \
+        getattr(code, "co_filename", None) == "<string>"  # the __init__ dataclasses wrote
+
+
+def built(cls, values):
+    """``cls(*values)``: a named tuple or dataclass made of its fields'
+    values, in their order (the front end writes ``Params(W=w, b=c)`` as
+    ``built(Params, (w, c))``).
+
+    >>> import collections
+    >>> built(collections.namedtuple("P", "w b"), (1.0, 2.0))
+    P(w=1.0, b=2.0)
+    """
+    return cls(*values)
+
+
+def unbuilt(g, obj):
+    """The adjoint of the values of ``built``: the fields of the adjoint
+    `g` (an object like `obj`), in order."""
+    return tuple(g) if isinstance(obj, tuple) else tuple(getattr(g, n) for n in fields(obj))
+
+
+def built_tangent(tangents, obj):
+    """The tangent of ``built(type(obj), values)``: `obj` with each field
+    that carries a derivative holding its tangent."""
+    names = list(obj._fields) if isinstance(obj, tuple) else fields(obj)
+    values = [t if differentiable(getattr(obj, n)) else getattr(obj, n)
+              for n, t in zip(names, tangents)]
+    return type(obj)(*values) if isinstance(obj, tuple) else \
+        replaced(obj, dict(zip(names, values)))
