@@ -14,13 +14,13 @@ d = None  # d[x] is the adjoint (reverse) or tangent (forward) of x; never run
 
 
 @adjoint(call_value)
-def call_value_adjoint(result, function, args):
-    d[args] = call_value(vjp_function(function, len(args)), (d[result], args))
+def call_value_adjoint(result, function, args, names=()):
+    d[args] = call_value(vjp_function(function, args, names), (d[result], args))
 
 
 @tangent(call_value)
-def call_value_tangent(result, function, args):
-    d[result] = call_value(jvp_function(function, len(args)), (args, d[args]))
+def call_value_tangent(result, function, args, names=()):
+    d[result] = call_value(jvp_function(function, args, names), (args, d[args]))
 
 
 structured(call_value)

@@ -66,8 +66,33 @@ def apply(fn, x):
     return np.sum(fn(x) * x)
 
 
+def _reducer():
+    return np.sum
+
+
+def keyword_arguments_of_a_value(x):
+    total = _reducer()
+    m = np.outer(x, x)
+    return np.sum(total(m, axis=0) * x) + total(np.sin(m), keepdims=True)[0, 0]
+
+
+def a_value_given_a_star_tuple(x):
+    h = _pick("smooth")
+    args = (x * 2.0,)
+    return np.sum(h(*args))
+
+
+def a_method_of_a_local_random_state(x):
+    rs = np.random.RandomState(0)
+    noise = rs.randn(3)
+    wide = rs.normal(size=(2, 3), scale=0.5)
+    return np.sum(np.sin(x) * noise) + np.sum(wide @ x)
+
+
 @pytest.mark.parametrize("func", [value_from_a_call, call_of_a_call, loop_over_values_from_a_call,
-                                  item_of_a_list_from_a_call], ids=lambda f: f.__name__)
+                                  item_of_a_list_from_a_call, keyword_arguments_of_a_value,
+                                  a_value_given_a_star_tuple, a_method_of_a_local_random_state],
+                         ids=lambda f: f.__name__)
 def test_a_function_value_is_differentiated_in_every_mode(func):
     check_all_modes(func, (X,))
 
@@ -126,9 +151,10 @@ def local_lambda_as_a_value(x):
     return g(2.0)
 
 
-def keyword_argument_to_a_value(x):
+def keywords_into_a_value(x):
+    options = {"axis": 0}
     h = _pick("sin")
-    return np.sum(h(x=x))
+    return np.sum(h(x, **options))
 
 
 def value_without_a_derivative(x):
@@ -138,7 +164,7 @@ def value_without_a_derivative(x):
 @pytest.mark.parametrize("func,args,message", [
     (closure_over_a_differentiated_value, (1.5, X), "made from the differentiated arguments"),
     (local_lambda_as_a_value, (0.5,), "made from a function defined in this function"),
-    (keyword_argument_to_a_value, (X,), "positional arguments only"),
+    (keywords_into_a_value, (X,), "kwargs in calls are not supported"),
     (value_without_a_derivative, (X,), "has no derivative"),
 ], ids=lambda v: getattr(v, "__name__", None))
 def test_refused_at_the_users_line(func, args, message):

@@ -324,14 +324,9 @@ class _Resolver(gast.NodeVisitor):
                     self.visit(child)
                 return
             if method not in METHODS:
-                raise UnsupportedSyntaxError(
-                    f"the method '.{method}()' of a local value is not supported "
-                    "(tangent_ad knows the class of an argument and of what its "
-                    "attributes hold, not of this value)",
-                    hint=f"for an object of your class Layer, call the method through "
-                         f"the class: Layer.{method}(obj, ...); supported array "
-                         "methods: " + ", ".join(sorted(METHODS)),
-                    **self.ctx.where(node))
+                # rs.randn(3) of a local RandomState: the bound method is a
+                # function value, known when the code runs
+                return self._value_call(node)
             obj = METHODS[method]
             self.ctx.facts.setdefault("methods", set()).add(node)
             self.visit(node.func.value)
@@ -360,16 +355,27 @@ class _Resolver(gast.NodeVisitor):
                 hint="call the nested function by its name, or define it at module level "
                      "and pass what it reads as arguments",
                 **self.ctx.where(node))
-        if node.keywords or any(isinstance(a, gast.Starred) for a in node.args):
+        starred = [a for a in node.args if isinstance(a, gast.Starred)]
+        if any(k.arg is None for k in node.keywords) or starred and (
+                len(node.args) > 1 or node.keywords):
             raise UnsupportedSyntaxError(
-                "a function known only when the code runs can be differentiated "
-                "through with positional arguments only",
-                hint="pass the arguments by position, or call the function by its name",
-                **self.ctx.where(node))
+                "a function known only when the code runs takes its arguments one by "
+                "one here (or as one *tuple alone)",
+                hint="pass the arguments by position or by keyword, or call the "
+                     "function by its name", **self.ctx.where(node))
         callee = node.func
+        values = gast.Tuple(elts=node.args + [k.value for k in node.keywords], ctx=gast.Load())
+        if starred:  # h(*shape): the tuple as it is
+            values = gast.Call(func=gast.Name(id="tuple", ctx=gast.Load(), annotation=None,
+                                              type_comment=None),
+                               args=[starred[0].value], keywords=[])
+            self.ctx.namespace["tuple"] = tuple
+            self.ctx.resolved[values] = self.ctx.resolved[values.func] = tuple
+        names = [gast.Constant(value=k.arg, kind=None) for k in node.keywords]
         node.func = gast.Name(id="call_value", ctx=gast.Load(), annotation=None,
                               type_comment=None)
-        node.args = [callee, gast.Tuple(elts=node.args, ctx=gast.Load())]
+        node.args = [callee, values] + ([gast.Tuple(elts=names, ctx=gast.Load())] if names else [])
+        node.keywords = []
         self.ctx.namespace["call_value"] = call_value
         self.ctx.resolved[node.func] = self.ctx.resolved[node] = call_value
         for child in node.args:

@@ -5,12 +5,15 @@ a library's wrapper: the function called is a value the transformer
 cannot see, so the front end writes such a call as ``call_value(h, (x,))``
 and the derivative asks for the derivative of that value when it runs:
 
-    bt = call_value(vjp_function(h, 1), (by, (x,)))      # reverse mode
-    dy = call_value(jvp_function(h, 1), ((x,), (dx,)))   # forward mode
+    bt = call_value(vjp_function(h, t), (by, t))         # reverse mode, t = (x,)
+    dy = call_value(jvp_function(h, t), (t, dt))         # forward mode
 
-``vjp_function(h, n)`` is a readable function of ``(cotangent, args)``
-that returns the adjoints of the `n` arguments, made with ``tad.vjp``
-the first time `h` is seen; ``jvp_function`` likewise with ``tad.jvp``.
+``vjp_function(h, t)`` is a readable function of ``(cotangent, args)``
+that returns the adjoints of the arguments (None for a bool, a string or
+another value without a derivative), made with ``tad.vjp`` the first time
+`h` is seen with arguments of that count and kind; ``jvp_function``
+likewise with ``tad.jvp``. Keyword arguments are values of `args` too,
+named by the third argument of ``call_value``.
 Both are ordinary functions with source, so their own calls are
 differentiated the same way: reverse over reverse and forward over
 reverse (templates/function_values.py) work to any order. The value `h`
@@ -25,6 +28,8 @@ import itertools
 import linecache
 import weakref
 
+import numpy as np
+
 __all__ = ["call_value", "vjp_function", "jvp_function"]
 
 _COUNTER = itertools.count(1)
@@ -32,13 +37,19 @@ _MADE = weakref.WeakKeyDictionary()  # function -> {(kind, count): readable deri
 _PLAIN = {}  # for values that take no weak reference (builtins, ufuncs)
 
 
-def call_value(function, args):
-    """``function(*args)``: the call as the user wrote it.
+def call_value(function, args, names=()):
+    """``function(*args)``: the call as the user wrote it; the last
+    ``len(names)`` values of `args` are passed by those keywords.
 
     >>> call_value(max, (2.0, 3.0))
     3.0
+    >>> call_value(round, (2.567, 2), ("ndigits",))
+    2.57
     """
-    return function(*args)
+    if not names:
+        return function(*args)
+    split = len(args) - len(names)
+    return function(*args[:split], **dict(zip(names, args[split:])))
 
 
 # what the transformer says when the function itself carries a derivative
@@ -46,37 +57,42 @@ call_value.__tangent_ad_refusal__ = (
     "the function called here is made from the differentiated arguments (a closure "
     "over them, say), so its derivative cannot be taken when the code runs",
     "pass those values to the function as arguments, or call a function defined "
-    "at module level by its name")
+    "at module level by its name; for a method of an object made from them, call "
+    "it through its class: Layer.forward(obj, x)")
 
 
-def vjp_function(function, count):
-    """``(cotangent, args) -> adjoints of args`` for ``function(*args)``
-    with `count` arguments (a tuple, also for one).
+def vjp_function(function, args, names=()):
+    """``(cotangent, args) -> adjoints of args`` for ``call_value(function,
+    args, names)`` (a tuple, also for one; None for an argument that
+    carries no derivative, a bool or a string).
 
     >>> import math
-    >>> vjp_function(math.sin, 1)(2.0, (0.0,))
+    >>> vjp_function(math.sin, (0.0,))(2.0, (0.0,))
     (2.0,)
     """
-    return _made(function, "vjp", count)
+    return _made(function, "vjp", args, tuple(names))
 
 
-def jvp_function(function, count):
-    """``(args, tangents) -> tangent of function(*args)``."""
-    return _made(function, "jvp", count)
+def jvp_function(function, args, names=()):
+    """``(args, tangents) -> tangent of call_value(function, args, names)``."""
+    return _made(function, "jvp", args, tuple(names))
 
 
-def _made(function, kind, count):
+def _made(function, kind, args, names):
+    count = len(args)
+    wrt = tuple(i for i, a in enumerate(args) if _differentiable(a))
     try:
         table = _MADE.setdefault(function, {})
     except TypeError:
         table = _PLAIN.setdefault(id(function), {})
-    if (kind, count) not in table:
+    key = (kind, count, names, wrt)
+    if key not in table:
         from tangent_ad.errors import TangentADError
         try:
-            table[(kind, count)] = _derivative_of(function, kind, count)
+            table[key] = _derivative_of(function, kind, count, names, wrt)
         except TangentADError as exc:
             raise _at_the_call(exc, function) from None
-    return table[(kind, count)]
+    return table[key]
 
 
 def _at_the_call(exc, function):
@@ -98,32 +114,51 @@ def _at_the_call(exc, function):
                      hint=exc.hint)
 
 
-def _derivative_of(function, kind, count):
+def _derivative_of(function, kind, count, names, wrt):
     from tangent_ad import api  # here: the package imports the runtime
 
+    params = [f"a{i}" for i in range(count)]
+    split = count - len(names)
+    passed = params[:split] + [f"{n}={p}" for n, p in zip(names, params[split:])]
     caller = _readable(
         "call_function_value",
-        f"def call_function_value({_items('a', count, plain=True)}):\n"
-        f"    return function({_items('a', count, plain=True)})\n",
+        f"def call_function_value({', '.join(params)}):\n"
+        f"    return function({', '.join(passed)})\n",
         {"function": function})
-    wrt = tuple(range(count))
+    values = ", ".join(f"args[{i}]" for i in range(count))
     if kind == "vjp":
         derivative = api.inner_vjp(caller, wrt)  # JAX's complex convention, as inside
-        call = f"derivative({_items('args', count)}, cotangent)"
-        body = f"({call},)" if count == 1 else call
+        got = f"derivative({values}, cotangent)"
+        got = f"({got},)" if len(wrt) == 1 else got
+        spread = ", ".join(f"g[{wrt.index(i)}]" if i in wrt else "None" for i in range(count))
         return _readable("vjp_of_function_value",
-                         f"def vjp_of_function_value(cotangent, args):\n    return {body}\n",
+                         f"def vjp_of_function_value(cotangent, args):\n"
+                         f"    g = {got}\n    return ({spread},)\n",
                          {"derivative": derivative})
     derivative = api.jvp(caller, wrt=wrt)
-    call = f"derivative({_items('args', count)}, {_items('tangents', count)})"
+    tangents = ", ".join(f"tangents[{i}]" for i in wrt)
     return _readable("jvp_of_function_value",
-                     f"def jvp_of_function_value(args, tangents):\n    return {call}[1]\n",
+                     f"def jvp_of_function_value(args, tangents):\n"
+                     f"    return derivative({values}, {tangents})[1]\n",
                      {"derivative": derivative})
 
 
-def _items(base, count, plain=False):
-    """``a0, a1`` (plain) or ``args[0], args[1]``."""
-    return ", ".join(f"{base}{i}" if plain else f"{base}[{i}]" for i in range(count))
+def _differentiable(value):
+    """Whether an argument can carry a derivative: a float, a complex, a
+    float array, or a container or object holding one. An int (an axis, a
+    count: a differentiated value is a float by then), a bool, a string,
+    None, a function cannot: they are left out of the derivative's wrt."""
+    if isinstance(value, (bool, np.bool_, int, np.integer)):
+        return False
+    if isinstance(value, (float, complex, np.inexact)):
+        return True
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "fc"
+    if isinstance(value, (tuple, list)):
+        return any(_differentiable(v) for v in value)
+    if isinstance(value, dict):
+        return any(_differentiable(v) for v in value.values())
+    return hasattr(value, "__array__") or hasattr(value, "__dict__") and not callable(value)
 
 
 def _readable(name, source, namespace):

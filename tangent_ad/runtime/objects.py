@@ -183,7 +183,7 @@ def built_tangent(tangents, obj):
     """The tangent of ``built(type(obj), values)``: `obj` with each field
     that carries a derivative holding its tangent."""
     names = list(obj._fields) if isinstance(obj, tuple) else fields(obj)
-    values = [t if differentiable(getattr(obj, n)) else getattr(obj, n)
-              for n, t in zip(names, tangents)]
+    values = [t if differentiable(getattr(obj, n)) or hasattr(getattr(obj, n), "__array_function__")
+              else getattr(obj, n) for n, t in zip(names, tangents)]  # (Dask's, CuPy's arrays too)
     return type(obj)(*values) if isinstance(obj, tuple) else \
         replaced(obj, dict(zip(names, values)))

@@ -114,8 +114,12 @@ def _readable_now(fun, form, gradient):
 
 def _in_autograd_convention(derivative, call):
     """The body of a form: the call of `derivative`, conjugated where the
-    shim's gradient conjugates its result (to_autograd)."""
-    return f"np.conj(derivative{call})" if conjugates(derivative) else f"derivative{call}"
+    shim's gradient conjugates its result (to_autograd). `conj_leaf`
+    conjugates an array or number and leaves a container as it is: a
+    form's gradient of a pytree of complex leaves would not be conjugated
+    (autograd's suite and examples have none; the closure's conj_tree,
+    which the form replaces, would)."""
+    return f"conj_leaf(derivative{call})" if conjugates(derivative) else f"derivative{call}"
 
 
 def _label(fun):

@@ -88,7 +88,7 @@ def readable(name, nargs, body, namespace):
     source = f"def {name}({params}):\n    return {body.format(params=params)}\n"
     filename = f"<autograd shim {next(_COUNTER)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace = dict(namespace, np=np)
+    namespace = dict(namespace, np=np, conj_leaf=conj_leaf)
     exec(compile(source, filename, "exec"), namespace)
     return namespace[name]
 
@@ -137,6 +137,15 @@ def conj_tree(value):
     if np.iscomplexobj(value):
         return np.conj(value)
     return value
+
+
+def conj_leaf(value):
+    """np.conj of an array or number; a container as it is (see
+    autograd._in_autograd_convention). Simple enough for tangent_ad to
+    differentiate to any order, as a form that calls it is."""
+    if isinstance(value, (tuple, list, dict)):
+        return value
+    return np.conj(value)
 
 
 def to_autograd(value, generated):
