@@ -3,7 +3,7 @@
 The page is generated from the registry, so it lists exactly the rules
 that are loaded: one table per namespace (operators, numpy, numpy.linalg,
 numpy.fft, math, builtins, scipy.special, scipy.stats, scipy.linalg,
-scipy.signal), one row per
+scipy.signal, scipy.integrate), one row per
 function, with its aliases, its modes, the orders of derivatives the
 rules give, and a note (the first line of the rule's docstring, or "zero
 derivative").
@@ -30,9 +30,10 @@ from tangent_ad.registry import REGISTRY
 from tangent_ad.templating import templates
 
 try:
-    from scipy import linalg as scipy_linalg, signal as scipy_signal, special, stats
+    from scipy import integrate as scipy_integrate, linalg as scipy_linalg, \
+        signal as scipy_signal, special, stats
 except ImportError:
-    scipy_linalg = scipy_signal = special = stats = None
+    scipy_integrate = scipy_linalg = scipy_signal = special = stats = None
 
 PAGE = pathlib.Path(__file__).resolve().parent.parent / "docs" / "numpy-coverage.md"
 SCIPY_HEADING = "## scipy.special"
@@ -63,10 +64,13 @@ def _stats_methods():
 STATS_HEADING = "## scipy.stats"
 LINALG_HEADING = "## scipy.linalg"
 SIGNAL_HEADING = "## scipy.signal"
+INTEGRATE_HEADING = "## scipy.integrate"
 NAMESPACES += [(STATS_HEADING, "scipy.stats.", _stats_methods()),
                (LINALG_HEADING, "scipy.linalg.", scipy_linalg),
-               (SIGNAL_HEADING, "scipy.signal.", scipy_signal)]
-SCIPY_HEADINGS = (SCIPY_HEADING, STATS_HEADING, LINALG_HEADING, SIGNAL_HEADING)
+               (SIGNAL_HEADING, "scipy.signal.", scipy_signal),
+               (INTEGRATE_HEADING, "scipy.integrate.", scipy_integrate)]
+SCIPY_HEADINGS = (SCIPY_HEADING, STATS_HEADING, LINALG_HEADING, SIGNAL_HEADING,
+                  INTEGRATE_HEADING)
 
 HEADER = """\
 # NumPy coverage

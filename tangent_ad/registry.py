@@ -64,6 +64,7 @@ _SCIPY_MODULES = {
                      "tangent_ad.templates.scipy_linalg_forward"),
     "scipy.signal": ("tangent_ad.templates.scipy_signal",
                      "tangent_ad.templates.scipy_signal_forward"),
+    "scipy.integrate": ("tangent_ad.templates.scipy_integrate",),
 }
 
 

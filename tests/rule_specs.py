@@ -972,6 +972,20 @@ SPECS = [
 ]
 
 # ---- SciPy (special, stats, linalg): a module of its own ----------------------
+def ode_rhs(y, t, a, b):
+    """The right-hand side of the odeint spec (a module-level function)."""
+    return np.tanh(a * y) * b - 0.3 * y * t
+
+
+if scipy is not None:
+    import scipy.integrate  # noqa: E402
+
+    NAMESPACE["ode_rhs"] = ode_rhs
+    SPECS.append(Spec(scipy.integrate.odeint,  # (first order only: test_higher_order)
+                      "scipy.integrate.odeint(ode_rhs, x, np.linspace(0.0, 1.0, 4), (y, z), "
+                      "rtol=1e-11, atol=1e-11)", x=(3,), y=(3,), z=None,
+                      tol={"float32": (2e-3, 1e-4)}))
+
 from rule_specs_scipy import SECOND_ORDER_KEYS as SCIPY_SECOND_ORDER_KEYS  # noqa: E402
 from rule_specs_scipy import SPECS as SCIPY_RULE_SPECS  # noqa: E402
 

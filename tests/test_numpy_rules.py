@@ -44,9 +44,9 @@ import math
 import numpy as np
 from tangent_ad.runtime import appended, concatenated, iterated, repeated, updated
 from tangent_ad.runtime import built, call_value, formatted, jvp_function, vjp_function
-from rule_specs import Pair
+from rule_specs import Pair, ode_rhs
 from tangent_ad.runtime.ordering import extreme_index, reversed_indices, sort_order
-''' + ("import scipy.special\n" if "scipy" in NAMESPACE else "")
+''' + ("import scipy.special\nimport scipy.integrate\n" if "scipy" in NAMESPACE else "")
 
 
 def function_source(name, spec):

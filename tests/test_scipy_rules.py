@@ -105,3 +105,78 @@ def test_lu_solve_with_the_conjugate_transpose_is_refused():
     a, b = np.eye(2) * 2.0 + 0.5, np.ones(2)
     with pytest.raises(NoDerivativeError, match="trans=0 and trans=1"):
         tad.grad(lu_solve_conjugate, wrt=(0, 1))(a, b)
+
+
+# ---- scipy.integrate.odeint: an adjoint ODE backwards, a sensitivity ODE forwards
+
+integrate = pytest.importorskip("scipy.integrate")
+
+def _network_rhs(y, t, params):
+    for W, b in params:
+        y = np.tanh(W @ y + b)
+    return y - 0.2 * t * y
+
+
+def _ode_loss(y0, params):
+    ys = integrate.odeint(_network_rhs, y0, np.linspace(0.0, 0.5, 4), tuple((params,)),
+                rtol=1e-11, atol=1e-11)
+    return np.sum(ys[-1] ** 2) + np.sum(ys[1])
+
+
+def test_odeint_of_a_linear_ode_matches_the_closed_form():
+    ts = np.array([0.0, 0.5, 1.0])
+
+    def loss(y0, a):
+        return np.sum(integrate.odeint(_linear_decay, y0, ts, args=(a,), rtol=1e-12, atol=1e-12))
+
+    y0, a = np.array([1.0, 2.0]), 0.7
+    gy, ga = tad.grad(loss, wrt=(0, 1))(y0, a)
+    np.testing.assert_allclose(gy, np.sum(np.exp(-a * ts)) * np.ones(2), rtol=1e-9)
+    assert ga == pytest.approx(np.sum(y0) * np.sum(-ts * np.exp(-a * ts)), rel=1e-9)
+    assert isinstance(ga, float)
+    g32 = tad.grad(loss)(y0.astype(np.float32), a)
+    assert g32.dtype == np.float32
+
+
+def _linear_decay(y, t, a):
+    return -a * y
+
+
+def test_odeint_with_a_list_of_layers_as_args():
+    pytest.importorskip("scipy.integrate")
+    rng = np.random.default_rng(2)
+    params = [(rng.normal(size=(3, 3)) * 0.5, rng.normal(size=3) * 0.1) for _ in range(2)]
+    y0 = rng.normal(size=3)
+    gy0, gparams = tad.grad(_ode_loss, wrt=(0, 1))(y0, params)
+    h = 1e-4  # (the solver's adaptive steps make differences noisy below that)
+    for i in range(3):
+        e = np.zeros(3)
+        e[i] = h
+        numeric = (_ode_loss(y0 + e, params) - _ode_loss(y0 - e, params)) / (2 * h)
+        assert gy0[i] == pytest.approx(numeric, rel=1e-5, abs=1e-7)
+    W = params[0][0]
+    for i, j in ((0, 0), (1, 2)):
+        e = np.zeros_like(W)
+        e[i, j] = h
+        up = [(W + e, params[0][1]), params[1]]
+        down = [(W - e, params[0][1]), params[1]]
+        numeric = (_ode_loss(y0, up) - _ode_loss(y0, down)) / (2 * h)
+        assert gparams[0][0][i, j] == pytest.approx(numeric, rel=1e-5, abs=1e-7)
+    value, tangent = tad.jvp(_ode_loss, wrt=(0,))(y0, params, np.ones(3))
+    assert tangent == pytest.approx(np.sum(gy0), rel=1e-6)
+
+
+def _decay(y, t):
+    return -y
+
+
+def _ode_in_time(t1):
+    return np.sum(integrate.odeint(_decay, np.ones(2), np.array([0.0, t1])))
+
+
+def test_odeint_refuses_the_times_and_second_derivatives():
+    pytest.importorskip("scipy.integrate")
+    with pytest.raises(tad.NoDerivativeError, match="'t'"):
+        tad.grad(_ode_in_time)(0.5)
+    with pytest.raises(tad.NoDerivativeError, match="unodeint"):
+        tad.hvp(_ode_loss)(np.ones(3) * 0.1, [(np.eye(3), np.zeros(3))], np.ones(3))

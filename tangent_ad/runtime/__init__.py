@@ -19,6 +19,8 @@ bookkeeping a reader can look up here:
   their adjoints and tangents;
 * ``function_values``: calls of functions known only when the code runs,
   and the derivatives of those values, made when they are first called;
+* ``odes``: the adjoint and tangent of scipy.integrate.odeint, ODEs
+  solved with odeint;
 * ``loops``: the segment length of a checkpointed loop;
 * ``ordering``: the positions ``sorted``, ``min``, ``max`` and ``reversed``
   pick, for the indexing the front end writes in their place;
@@ -48,7 +50,7 @@ bookkeeping a reader can look up here:
 """
 from tangent_ad.runtime import (
     array_ops, arrays, boundary, core, factorizations, fft, function_values, interpolation, linalg,
-    linalg_general,
+    linalg_general, odes,
     linalg_tangents, loops, objects, ordering, quantiles, reductions, shapes, structures, svd,
     svd_formulas, tangents)
 from tangent_ad.runtime.array_ops import *  # noqa: F401,F403
@@ -63,6 +65,7 @@ from tangent_ad.runtime.linalg import *  # noqa: F401,F403
 from tangent_ad.runtime.linalg_general import *  # noqa: F401,F403
 from tangent_ad.runtime.linalg_tangents import *  # noqa: F401,F403
 from tangent_ad.runtime.loops import *  # noqa: F401,F403
+from tangent_ad.runtime.odes import *  # noqa: F401,F403
 from tangent_ad.runtime.objects import *  # noqa: F401,F403
 from tangent_ad.runtime.ordering import *  # noqa: F401,F403
 from tangent_ad.runtime.quantiles import *  # noqa: F401,F403
@@ -74,5 +77,5 @@ from tangent_ad.runtime.tangents import *  # noqa: F401,F403
 
 MODULES = (arrays, boundary, core, structures, objects, loops, ordering, reductions, shapes, linalg,
            linalg_tangents, tangents, fft, svd, array_ops, interpolation, quantiles,
-           linalg_general, factorizations, svd_formulas, function_values)
+           linalg_general, factorizations, svd_formulas, function_values, odes)
 __all__ = [name for module in MODULES for name in module.__all__]
