@@ -19,13 +19,12 @@ import types
 import gast
 
 from tangent_ad.errors import UnsupportedSyntaxError
-from tangent_ad.frontend import classes, closures, generated
+from tangent_ad.frontend import classes, closures, generated, value_calls
 from tangent_ad.frontend.methods import ATTRIBUTES, METHODS
 from tangent_ad.hooks import insert_grad_code
 from tangent_ad.live import LIVE_KEY, Dependencies, behind, shapes_code
 from tangent_ad.scopes import live_key
 from tangent_ad.nodes import walk
-from tangent_ad.runtime.function_values import call_value
 
 BINARY_OPERATORS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
@@ -67,7 +66,7 @@ def run(tree, ctx):
         elif isinstance(node, gast.FunctionDef):
             local.add(node.name)
     resolver = _Resolver(ctx, scope, local, snapshot)
-    resolver.closures = _holding_local_functions(tree, local_functions)
+    resolver.closures = value_calls.holding_local_functions(tree, local_functions)
     for stmt in tree.body:
         resolver.visit(stmt)
     for lifted in set(local_functions.values()):
@@ -79,34 +78,6 @@ def run(tree, ctx):
         resolver.lookup(read)
     _bind_defaults(tree, ctx, scope)
     return tree
-
-
-def _holding_local_functions(tree, local_functions):
-    """The names (and Lambda nodes) that may hold a function defined in
-    `tree` that reads variables of it (a nested def or lambda, or a value
-    made from one: ``h = tad.grad(lambda a: a * x)``). Such a function is
-    lifted (its captures become parameters), so it can only be called by
-    its name, never as a value; one that reads none is a value like any."""
-    held = {n for n, lifted in local_functions.items() if isinstance(n, str) and lifted.free}
-    held |= {n for n, lifted in local_functions.items() if isinstance(n, gast.Lambda) and lifted.free}
-    assigns = [n for n in closures._walk_outside_functions(tree.body) if isinstance(n, gast.Assign)]
-    changed = True
-    while changed:
-        changed = False
-        for stmt in assigns:
-            if _mentions(stmt.value, held):
-                for target in stmt.targets:
-                    for node in walk(target):
-                        if isinstance(node, gast.Name) and node.id not in held:
-                            held.add(node.id)
-                            changed = True
-    return held
-
-
-def _mentions(expr, held):
-    """Whether `expr` reads a name in `held` or holds a Lambda node in it."""
-    return any(n in held if isinstance(n, gast.Lambda) else
-               isinstance(n, gast.Name) and n.id in held for n in walk(expr))
 
 
 def _globals_of_lifted(fdef, resolver):
@@ -345,39 +316,8 @@ class _Resolver(gast.NodeVisitor):
             self.visit(child)
 
     def _value_call(self, node):
-        """``h(x, y)`` of a function value known only when the code runs,
-        as ``call_value(h, (x, y))``: its derivative is asked for when the
-        derivative runs (runtime/function_values.py)."""
-        if _mentions(node.func, getattr(self, "closures", ())):
-            raise UnsupportedSyntaxError(
-                "calling a function value made from a function defined in this "
-                "function (a lambda or a nested def) is not supported",
-                hint="call the nested function by its name, or define it at module level "
-                     "and pass what it reads as arguments",
-                **self.ctx.where(node))
-        starred = [a for a in node.args if isinstance(a, gast.Starred)]
-        if any(k.arg is None for k in node.keywords) or starred and (
-                len(node.args) > 1 or node.keywords):
-            raise UnsupportedSyntaxError(
-                "a function known only when the code runs takes its arguments one by "
-                "one here (or as one *tuple alone)",
-                hint="pass the arguments by position or by keyword, or call the "
-                     "function by its name", **self.ctx.where(node))
-        callee = node.func
-        values = gast.Tuple(elts=node.args + [k.value for k in node.keywords], ctx=gast.Load())
-        if starred:  # h(*shape): the tuple as it is
-            values = gast.Call(func=gast.Name(id="tuple", ctx=gast.Load(), annotation=None,
-                                              type_comment=None),
-                               args=[starred[0].value], keywords=[])
-            self.ctx.namespace["tuple"] = tuple
-            self.ctx.resolved[values] = self.ctx.resolved[values.func] = tuple
-        names = [gast.Constant(value=k.arg, kind=None) for k in node.keywords]
-        node.func = gast.Name(id="call_value", ctx=gast.Load(), annotation=None,
-                              type_comment=None)
-        node.args = [callee, values] + ([gast.Tuple(elts=names, ctx=gast.Load())] if names else [])
-        node.keywords = []
-        self.ctx.namespace["call_value"] = call_value
-        self.ctx.resolved[node.func] = self.ctx.resolved[node] = call_value
+        """``h(x, y)`` of a function value known only when the code runs."""
+        value_calls.rewrite(node, self.ctx, getattr(self, "closures", ()))
         for child in node.args:
             self.visit(child)
 

@@ -1,0 +1,82 @@
+"""Calls of function values known only when the code runs, as the resolver writes them.
+
+``h(x, y)``, ``make(c)(x)``, ``fs[i](x)`` or ``rs.randn(3)`` of a local
+value: the function called is a value the transformer cannot see, so the
+call becomes ``call_value(h, (x, y))`` (keywords: ``call_value(h, (x,
+0), ("axis",))``), whose rules make the value's vjp or jvp when the
+derivative runs (``runtime/function_values.py``, templates/function_values.py).
+
+A function defined in the differentiated function that reads its
+variables is lifted (its captures become parameters), so it cannot be
+called as a value; `holding_local_functions` finds the names that may
+hold one, and such a call is refused at its line.
+"""
+import gast
+
+from tangent_ad.errors import UnsupportedSyntaxError
+from tangent_ad.frontend import closures
+from tangent_ad.nodes import walk
+from tangent_ad.runtime.function_values import call_value
+
+
+def rewrite(node, ctx, held):
+    """Write the Call `node` as ``call_value(func, (args...), (names...))``,
+    resolved; refuse it when its function may be a lifted one (`held`)."""
+    if _mentions(node.func, held):
+        raise UnsupportedSyntaxError(
+            "calling a function value made from a function defined in this "
+            "function (a lambda or a nested def) is not supported",
+            hint="call the nested function by its name, or define it at module level "
+                 "and pass what it reads as arguments",
+            **ctx.where(node))
+    starred = [a for a in node.args if isinstance(a, gast.Starred)]
+    if any(k.arg is None for k in node.keywords) or starred and (
+            len(node.args) > 1 or node.keywords):
+        raise UnsupportedSyntaxError(
+            "a function known only when the code runs takes its arguments one by "
+            "one here (or as one *tuple alone)",
+            hint="pass the arguments by position or by keyword, or call the "
+                 "function by its name", **ctx.where(node))
+    callee = node.func
+    values = gast.Tuple(elts=node.args + [k.value for k in node.keywords], ctx=gast.Load())
+    if starred:  # h(*shape): the tuple as it is
+        values = gast.Call(func=gast.Name(id="tuple", ctx=gast.Load(), annotation=None,
+                                          type_comment=None),
+                           args=[starred[0].value], keywords=[])
+        ctx.namespace["tuple"] = tuple
+        ctx.resolved[values] = ctx.resolved[values.func] = tuple
+    names = [gast.Constant(value=k.arg, kind=None) for k in node.keywords]
+    node.func = gast.Name(id="call_value", ctx=gast.Load(), annotation=None,
+                          type_comment=None)
+    node.args = [callee, values] + ([gast.Tuple(elts=names, ctx=gast.Load())] if names else [])
+    node.keywords = []
+    ctx.namespace["call_value"] = call_value
+    ctx.resolved[node.func] = ctx.resolved[node] = call_value
+
+
+def holding_local_functions(tree, local_functions):
+    """The names (and Lambda nodes) that may hold a function defined in
+    `tree` that reads variables of it (a nested def or lambda, or a value
+    made from one: ``h = tad.grad(lambda a: a * x)``). Such a function is
+    lifted (its captures become parameters), so it can only be called by
+    its name, never as a value; one that reads none is a value like any."""
+    held = {n for n, lifted in local_functions.items() if isinstance(n, str) and lifted.free}
+    held |= {n for n, lifted in local_functions.items() if isinstance(n, gast.Lambda) and lifted.free}
+    assigns = [n for n in closures._walk_outside_functions(tree.body) if isinstance(n, gast.Assign)]
+    changed = True
+    while changed:
+        changed = False
+        for stmt in assigns:
+            if _mentions(stmt.value, held):
+                for target in stmt.targets:
+                    for node in walk(target):
+                        if isinstance(node, gast.Name) and node.id not in held:
+                            held.add(node.id)
+                            changed = True
+    return held
+
+
+def _mentions(expr, held):
+    """Whether `expr` reads a name in `held` or holds a Lambda node in it."""
+    return any(n in held if isinstance(n, gast.Lambda) else
+               isinstance(n, gast.Name) and n.id in held for n in walk(expr))
