@@ -44,19 +44,26 @@ def run(tree, ctx):
     """Return the FunctionDef `tree` with the builtin forms rewritten."""
     if generated.is_generated(ctx.func):
         return tree
-    if not any(isinstance(n, gast.JoinedStr) or isinstance(n, gast.Call) and _worth_a_look(n)
-               for n in walk(tree)):
+    known = getattr(ctx.func, "__globals__", {})
+    if not any(isinstance(n, gast.JoinedStr) or isinstance(n, gast.Call) and
+               _worth_a_look(n, known) for n in walk(tree)):
         return tree  # (a quick look: the scope costs more than most functions' rewrite)
     rewrite = _Rewrite(StaticScope(tree, ctx), ctx.facts.setdefault("helpers", {}))
     rewrite.visit(tree)
     return gast.fix_missing_locations(tree)
 
 
-def _worth_a_look(call):
-    """A call of one of the builtins rewritten here, or of a capitalized
-    name or attribute (a class: a named tuple or dataclass, maybe)."""
+def _worth_a_look(call, known):
+    """A call of one of the builtins rewritten here (also under another
+    global name: ``ag_dict = dict``), or of a capitalized name or attribute
+    (a class: a named tuple or dataclass, maybe)."""
     name = _called_name(call)
-    return name is not None and (name in _NAMES or name[:1].isupper())
+    if name is None:
+        return False
+    value = known.get(name) if isinstance(call.func, gast.Name) else None
+    return name in _NAMES or name[:1].isupper() or \
+        any(value is b for b in (sorted, reversed, min, max, dict)) or \
+        objects.is_record_class(value)
 
 
 def _called_name(node):
