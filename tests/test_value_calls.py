@@ -109,6 +109,33 @@ def test_a_derivative_made_in_the_code_has_derivatives_to_the_third_order():
     assert tad.jvp(derivative_made_when_it_runs)(x, 1.0)[1] == pytest.approx(first(x), rel=1e-12)
 
 
+def gradient_of_a_lambda_reading_x(x):
+    inner = lambda y: x * np.sin(y)
+    return x * tad.grad(inner)(2.0)
+
+
+def gradient_of_an_inline_lambda(x):
+    return np.sum(tad.grad(lambda y: np.sum(np.exp(y) * np.tanh(x[0])))(x[1:]))
+
+
+def gradient_of_a_nested_def_reading_x(x):
+    def inner(y):
+        s = np.sin(y * x[0])
+        return s * s + y * x[1]
+
+    return tad.grad(inner)(0.3) * x[2] + inner(0.4)
+
+
+@pytest.mark.parametrize("func,x", [(gradient_of_a_lambda_reading_x, 1.3),
+                                    (gradient_of_an_inline_lambda, X),
+                                    (gradient_of_a_nested_def_reading_x, X)],
+                         ids=lambda v: getattr(v, "__name__", ""))
+def test_a_derivative_of_a_closure_over_the_functions_variables(func, x):
+    """tad.grad(lambda y: f(x, y))(y0) in the function: the lambda is lifted
+    (frontend/lifted_transforms.py) and its gradient called with x too."""
+    check_all_modes(func, (x,))
+
+
 def test_a_nested_def_that_reads_nothing_is_a_value():
     check_all_modes(nested_def_as_a_value, (0.7,))
 

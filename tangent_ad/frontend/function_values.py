@@ -28,7 +28,7 @@ import copy
 
 import gast
 
-from tangent_ad.frontend import closures, generated
+from tangent_ad.frontend import closures, generated, lifted_transforms
 from tangent_ad.frontend.static_scope import StaticScope, loads
 from tangent_ad.naming import label
 from tangent_ad.nodes import walk
@@ -41,7 +41,7 @@ def run(tree, ctx):
         return tree
     scope = StaticScope(tree, ctx)
     _Transforms(scope, ctx.facts.setdefault("helpers", {}),
-                ctx.facts.setdefault("static_reads", [])).visit(tree)
+                ctx.facts.setdefault("static_reads", []), ctx, tree).visit(tree)
     _function_defaults(tree, ctx, scope)
     known = aliases(tree, scope)
     if known:
@@ -58,10 +58,11 @@ class _Transforms(gast.NodeTransformer):
     call would make when it runs) and called through a name bound to it
     (``ctx.facts["helpers"]``), as a derivative held in a global is."""
 
-    def __init__(self, scope, helpers, reads):
+    def __init__(self, scope, helpers, reads, ctx=None, tree=None):
         self.scope = scope
         self.helpers = helpers
         self.reads = reads
+        self.ctx, self.tree = ctx, tree
 
     def visit_Call(self, node):
         self.generic_visit(node)
@@ -73,10 +74,14 @@ class _Transforms(gast.NodeTransformer):
         # tangent_ad.api here would make an import cycle through the pipeline)
         if getattr(transform, "__module__", None) != "tangent_ad.api" or \
                 getattr(transform, "__name__", None) not in _TRANSFORMS or \
-                not maker.args or not self.scope.is_function(maker.args[0]) or \
+                not maker.args or \
                 not all(_is_constant(a) for a in maker.args[1:]) or \
                 not all(_is_constant(k.value) for k in maker.keywords):
             return node
+        first = maker.args[0]
+        if not self.scope.is_function(first) or \
+                isinstance(first, gast.Name) and first.id in self.scope.local_defs:
+            return self._of_a_closure(node, maker, transform)  # a lambda, a nested def
         func = self.scope.value(maker.args[0])
         self.reads.append(copy.deepcopy(maker.args[0]))  # see resolve: a dependency
         options = {k.arg: _constant_value(k.value) for k in maker.keywords}
@@ -85,6 +90,29 @@ class _Transforms(gast.NodeTransformer):
         self.helpers[name] = made
         node.func = _located(gast.Name(id=name, ctx=gast.Load(), annotation=None,
                                        type_comment=None), maker)
+        return node
+
+
+    def _of_a_closure(self, node, maker, transform):
+        """``tad.grad(lambda y: x * y)(2.0)``: the derivative of the lambda
+        written as a function of what it reads too (lifted_transforms),
+        called with those values after the call's own arguments."""
+        if transform.__name__ != "grad" or node.keywords or \
+                any(isinstance(a, gast.Starred) for a in node.args) or self.tree is None:
+            return node
+        found = lifted_transforms.lifted(maker.args[0], self.scope, self.ctx, self.tree)
+        if found is None or len(node.args) != len(found[0].__code__.co_varnames[
+                :found[0].__code__.co_argcount]) - len(found[1]):
+            return node
+        func, read = found
+        options = {k.arg: _constant_value(k.value) for k in maker.keywords}
+        made = transform(func, *[_constant_value(a) for a in maker.args[1:]], **options)
+        name = self.scope.fresh(f"{transform.__name__}_{func.__name__}")
+        self.helpers[name] = made
+        node.func = _located(gast.Name(id=name, ctx=gast.Load(), annotation=None,
+                                       type_comment=None), maker)
+        node.args = node.args + [_located(gast.Name(id=r, ctx=gast.Load(), annotation=None,
+                                                    type_comment=None), maker) for r in read]
         return node
 
 
