@@ -132,7 +132,7 @@ def gradient_of_a_nested_def_reading_x(x):
                          ids=lambda v: getattr(v, "__name__", ""))
 def test_a_derivative_of_a_closure_over_the_functions_variables(func, x):
     """tad.grad(lambda y: f(x, y))(y0) in the function: the lambda is lifted
-    (frontend/lifted_transforms.py) and its gradient called with x too."""
+    (frontend/transforms_in_code.py) and its gradient called with x too."""
     check_all_modes(func, (x,))
 
 

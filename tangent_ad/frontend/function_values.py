@@ -18,7 +18,7 @@ pass writes the reference in its place:
   later if it calls the variable).
 
 A derivative made in the function, ``tad.grad(inner)(x)``, is made when
-transforming and called by a name (``_Transforms``).
+transforming and called by a name (``transforms_in_code``).
 
 A sequence that is not written in the code (built in a loop, returned by a
 call, passed in as an argument) is not known here; calls through its items
@@ -28,9 +28,8 @@ import copy
 
 import gast
 
-from tangent_ad.frontend import closures, generated, lifted_transforms
+from tangent_ad.frontend import closures, generated, transforms_in_code
 from tangent_ad.frontend.static_scope import StaticScope, loads
-from tangent_ad.naming import label
 from tangent_ad.nodes import walk
 
 
@@ -40,94 +39,13 @@ def run(tree, ctx):
     if generated.is_generated(ctx.func):
         return tree
     scope = StaticScope(tree, ctx)
-    _Transforms(scope, ctx.facts.setdefault("helpers", {}),
-                ctx.facts.setdefault("static_reads", []), ctx, tree).visit(tree)
+    transforms_in_code.make(tree, scope, ctx)
     _function_defaults(tree, ctx, scope)
     known = aliases(tree, scope)
     if known:
         _Substitute(known, scope).visit_body(tree)
     tree.body = _Unroller(scope).block(tree.body)
     return tree
-
-
-# ---- static values ---------------------------------------------------------
-
-class _Transforms(gast.NodeTransformer):
-    """``tad.grad(inner)(x)`` in the function: the derivative of a known
-    function with constant options is made when transforming (what the
-    call would make when it runs) and called through a name bound to it
-    (``ctx.facts["helpers"]``), as a derivative held in a global is."""
-
-    def __init__(self, scope, helpers, reads, ctx=None, tree=None):
-        self.scope = scope
-        self.helpers = helpers
-        self.reads = reads
-        self.ctx, self.tree = ctx, tree
-
-    def visit_Call(self, node):
-        self.generic_visit(node)
-        maker = node.func
-        if not isinstance(maker, gast.Call):
-            return node
-        transform = self.scope.value(maker.func)
-        # a public transform, known by where it is defined (importing
-        # tangent_ad.api here would make an import cycle through the pipeline)
-        if getattr(transform, "__module__", None) != "tangent_ad.api" or \
-                getattr(transform, "__name__", None) not in _TRANSFORMS or \
-                not maker.args or \
-                not all(_is_constant(a) for a in maker.args[1:]) or \
-                not all(_is_constant(k.value) for k in maker.keywords):
-            return node
-        first = maker.args[0]
-        if not self.scope.is_function(first) or \
-                isinstance(first, gast.Name) and first.id in self.scope.local_defs:
-            return self._of_a_closure(node, maker, transform)  # a lambda, a nested def
-        func = self.scope.value(maker.args[0])
-        self.reads.append(copy.deepcopy(maker.args[0]))  # see resolve: a dependency
-        options = {k.arg: _constant_value(k.value) for k in maker.keywords}
-        made = transform(func, *[_constant_value(a) for a in maker.args[1:]], **options)
-        name = self.scope.fresh(f"{transform.__name__}_{label(func)}")
-        self.helpers[name] = made
-        node.func = _located(gast.Name(id=name, ctx=gast.Load(), annotation=None,
-                                       type_comment=None), maker)
-        return node
-
-
-    def _of_a_closure(self, node, maker, transform):
-        """``tad.grad(lambda y: x * y)(2.0)``: the derivative of the lambda
-        written as a function of what it reads too (lifted_transforms),
-        called with those values after the call's own arguments."""
-        if transform.__name__ != "grad" or node.keywords or \
-                any(isinstance(a, gast.Starred) for a in node.args) or self.tree is None:
-            return node
-        found = lifted_transforms.lifted(maker.args[0], self.scope, self.ctx, self.tree)
-        if found is None or len(node.args) != len(found[0].__code__.co_varnames[
-                :found[0].__code__.co_argcount]) - len(found[1]):
-            return node
-        func, read = found
-        options = {k.arg: _constant_value(k.value) for k in maker.keywords}
-        made = transform(func, *[_constant_value(a) for a in maker.args[1:]], **options)
-        name = self.scope.fresh(f"{transform.__name__}_{func.__name__}")
-        self.helpers[name] = made
-        node.func = _located(gast.Name(id=name, ctx=gast.Load(), annotation=None,
-                                       type_comment=None), maker)
-        node.args = node.args + [_located(gast.Name(id=r, ctx=gast.Load(), annotation=None,
-                                                    type_comment=None), maker) for r in read]
-        return node
-
-
-_TRANSFORMS = ("grad", "value_and_grad", "jvp", "vjp", "hvp", "jacobian", "hessian")
-
-
-def _is_constant(node):
-    return isinstance(node, gast.Constant) or (
-        isinstance(node, gast.Tuple) and all(_is_constant(e) for e in node.elts))
-
-
-def _constant_value(node):
-    if isinstance(node, gast.Tuple):
-        return tuple(_constant_value(e) for e in node.elts)
-    return node.value
 
 
 def _function_defaults(tree, ctx, scope):
