@@ -33,8 +33,8 @@ import numpy as np
 __all__ = ["call_value", "vjp_function", "jvp_function"]
 
 _COUNTER = itertools.count(1)
-_MADE = weakref.WeakKeyDictionary()  # function -> {(kind, count): readable derivative}
-_PLAIN = {}  # for values that take no weak reference (builtins, ufuncs)
+_MADE = weakref.WeakKeyDictionary()  # function -> {(kind, count, names, wrt): derivative}
+_PLAIN = {}  # the same for values that take no weak reference (builtins, ufuncs)
 
 
 def call_value(function, args, names=()):
@@ -83,8 +83,11 @@ def _made(function, kind, args, names):
     wrt = tuple(i for i, a in enumerate(args) if _differentiable(a))
     try:
         table = _MADE.setdefault(function, {})
-    except TypeError:
-        table = _PLAIN.setdefault(id(function), {})
+    except TypeError:  # no weak reference (a builtin): kept, found by equality
+        try:
+            table = _PLAIN.setdefault(function, {})
+        except TypeError:  # unhashable: made again for each call
+            table = {}
     key = (kind, count, names, wrt)
     if key not in table:
         from tangent_ad.errors import TangentADError
