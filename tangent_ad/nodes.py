@@ -28,6 +28,16 @@ def const(value):
     return gast.Constant(value=value, kind=None)
 
 
+def located(node, where):
+    """`node` and every node inside it at the location of `where` (a
+    rewrite's new nodes point at the user's code they stand for)."""
+    for sub in walk(node):
+        gast.copy_location(sub, where)
+        sub.end_lineno = getattr(where, "end_lineno", None)
+        sub.end_col_offset = getattr(where, "end_col_offset", None)
+    return node
+
+
 def call(func, *args):
     """``func(*args)``; `func` is a name or a dotted path such as 'np.sum'."""
     parts = func.split(".")

@@ -30,7 +30,7 @@ import gast
 
 from tangent_ad.frontend import closures, generated, transforms_in_code
 from tangent_ad.frontend.static_scope import StaticScope, loads
-from tangent_ad.nodes import walk
+from tangent_ad.nodes import located, walk
 
 
 def run(tree, ctx):
@@ -77,7 +77,7 @@ def _function_defaults(tree, ctx, scope):
                           f"function to {tree.name}", kind=None))
         for p, e in defaults.items()]
     for check in checks:
-        _located(check, tree)
+        located(check, tree)
     first = 1 if tree.body and isinstance(tree.body[0], gast.Expr) and \
         isinstance(tree.body[0].value, gast.Constant) else 0
     tree.body[first:first] = checks
@@ -178,7 +178,7 @@ class _Substitute(gast.NodeTransformer):
 
     def visit_Name(self, node):
         if isinstance(node.ctx, gast.Load) and node.id in self.aliases:
-            return _located(copy.deepcopy(self.aliases[node.id]), node)
+            return located(copy.deepcopy(self.aliases[node.id]), node)
         return node
 
 
@@ -202,14 +202,6 @@ def _item(value, key):
             not isinstance(key, bool) and -len(value.elts) <= key < len(value.elts):
         return value.elts[key]
     return None
-
-
-def _located(node, where):
-    for sub in walk(node):
-        gast.copy_location(sub, where)
-        sub.end_lineno = getattr(where, "end_lineno", None)
-        sub.end_col_offset = getattr(where, "end_col_offset", None)
-    return node
 
 
 # ---- unrolling ---------------------------------------------------------------
@@ -366,7 +358,7 @@ class _Bind(gast.NodeTransformer):
             value = self.bindings[node.id]
             if isinstance(value, gast.Constant):
                 return gast.copy_location(gast.Constant(value=value.value, kind=None), node)
-            return _located(copy.deepcopy(value), node)
+            return located(copy.deepcopy(value), node)
         return node
 
     def _scoped(self, node, bound):

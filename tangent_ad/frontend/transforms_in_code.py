@@ -28,7 +28,7 @@ import gast
 
 from tangent_ad.frontend import closures
 from tangent_ad.naming import label
-from tangent_ad.nodes import walk
+from tangent_ad.nodes import located, name, walk
 
 _COUNTER = itertools.count(1)
 
@@ -71,14 +71,7 @@ class _Transforms(gast.NodeTransformer):
             return self._of_a_closure(node, maker, transform)  # a lambda, a nested def
         func = self.scope.value(maker.args[0])
         self.reads.append(copy.deepcopy(maker.args[0]))  # see resolve: a dependency
-        options = {k.arg: _constant_value(k.value) for k in maker.keywords}
-        made = transform(func, *[_constant_value(a) for a in maker.args[1:]], **options)
-        name = self.scope.fresh(f"{transform.__name__}_{label(func)}")
-        self.helpers[name] = made
-        node.func = _located(gast.Name(id=name, ctx=gast.Load(), annotation=None,
-                                       type_comment=None), maker)
-        return node
-
+        return self._call_made(node, maker, transform, func)
 
     def _of_a_closure(self, node, maker, transform):
         """``tad.grad(lambda y: x * y)(2.0)``: the derivative of the lambda
@@ -88,18 +81,20 @@ class _Transforms(gast.NodeTransformer):
                 any(isinstance(a, gast.Starred) for a in node.args) or self.tree is None:
             return node
         found = lifted(maker.args[0], self.scope, self.ctx, self.tree)
-        if found is None or len(node.args) != len(found[0].__code__.co_varnames[
-                :found[0].__code__.co_argcount]) - len(found[1]):
+        if found is None or len(node.args) != found[0].__code__.co_argcount - len(found[1]):
             return node
         func, read = found
+        node.args = node.args + [located(name(r), maker) for r in read]
+        return self._call_made(node, maker, transform, func)
+
+    def _call_made(self, node, maker, transform, func):
+        """`node` calling ``transform(func, <maker's constant options>)``,
+        made now and bound to a fresh name among the helpers."""
         options = {k.arg: _constant_value(k.value) for k in maker.keywords}
         made = transform(func, *[_constant_value(a) for a in maker.args[1:]], **options)
-        name = self.scope.fresh(f"{transform.__name__}_{func.__name__}")
-        self.helpers[name] = made
-        node.func = _located(gast.Name(id=name, ctx=gast.Load(), annotation=None,
-                                       type_comment=None), maker)
-        node.args = node.args + [_located(gast.Name(id=r, ctx=gast.Load(), annotation=None,
-                                                    type_comment=None), maker) for r in read]
+        helper = self.scope.fresh(f"{transform.__name__}_{label(func)}")
+        self.helpers[helper] = made
+        node.func = located(name(helper), maker)
         return node
 
 
@@ -115,14 +110,6 @@ def _constant_value(node):
     if isinstance(node, gast.Tuple):
         return tuple(_constant_value(e) for e in node.elts)
     return node.value
-
-
-def _located(node, where):
-    for sub in walk(node):
-        gast.copy_location(sub, where)
-        sub.end_lineno = getattr(where, "end_lineno", None)
-        sub.end_col_offset = getattr(where, "end_col_offset", None)
-    return node
 
 
 def lifted(node, scope, ctx, tree):
