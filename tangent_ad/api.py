@@ -16,6 +16,7 @@ from tangent_ad.display import SourceText
 from tangent_ad.naming import label
 from tangent_ad.optimize import staging
 from tangent_ad.registry import REGISTRY
+from tangent_ad.runtime import function_values
 
 _CACHE = {}
 
@@ -224,13 +225,6 @@ def vjp(func=None, wrt=(0,), *, optimized=True, verbose=0):
     if func is None:
         return functools.partial(vjp, wrt=wrt, optimized=optimized, verbose=verbose)
     return _derivative(func, "reverse", wrt, False, optimized, verbose, kind="vjp")
-
-
-def inner_vjp(func, wrt):
-    """`vjp` for code inside a derivative (runtime/function_values.py):
-    complex adjoints in the convention derivatives use inside (JAX's: no
-    conjugation through non-holomorphic steps), no dispatcher."""
-    return _derivative(func, "reverse", tuple(wrt), False, True, 0, kind="vjp", public=False)
 
 
 def show_source(fn, *example_args, **example_kwargs):
@@ -451,3 +445,10 @@ vjp = callables.public(vjp, lambda names, options: 1)
 hvp = callables.public(hvp, lambda names, options: len(names))
 jacobian = callables.public(jacobian)
 hessian = callables.public(hessian)
+
+
+# the derivatives of function values, made when they run (runtime/function_values.py):
+# complex adjoints in the convention inside a derivative (JAX's: no conjugation)
+function_values.use_transforms(
+    lambda func, wrt: _derivative(func, "reverse", tuple(wrt), False, True, 0, kind="vjp",
+                                  public=False), jvp)

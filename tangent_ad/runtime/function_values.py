@@ -20,9 +20,9 @@ reverse (templates/function_values.py) work to any order. The value `h`
 itself must not depend on the differentiated arguments (a closure over
 them would hide a path of the derivative): the transformer refuses that.
 
-This module imports tangent_ad's transforms when a derivative of a value
-is first needed, so generated code that calls no function value still
-needs NumPy only.
+tangent_ad.api hands this module its transforms when it loads
+(``use_transforms``): the runtime imports nothing above it, and generated
+code that calls no function value needs NumPy only.
 """
 import itertools
 import linecache
@@ -35,6 +35,7 @@ __all__ = ["call_value", "vjp_function", "jvp_function"]
 _COUNTER = itertools.count(1)
 _MADE = weakref.WeakKeyDictionary()  # function -> {(kind, count, names, wrt): derivative}
 _PLAIN = {}  # the same for values that take no weak reference (builtins, ufuncs)
+_TRANSFORMS = {}  # "vjp", "jvp": given by tangent_ad.api (use_transforms)
 
 
 def call_value(function, args, names=()):
@@ -117,9 +118,20 @@ def _at_the_call(exc, function):
                      hint=exc.hint)
 
 
-def _derivative_of(function, kind, count, names, wrt):
-    from tangent_ad import api  # here: the package imports the runtime
+def use_transforms(vjp, jvp):
+    """Take the transforms that make values' derivatives: ``vjp(f, wrt)``
+    (in the convention derivatives use inside) and ``jvp(f, wrt=)``.
+    tangent_ad.api gives them when it loads; the runtime imports nothing
+    above it, so that the pipeline's imports flow one way."""
+    _TRANSFORMS.update(vjp=vjp, jvp=jvp)
 
+
+def _derivative_of(function, kind, count, names, wrt):
+    if not _TRANSFORMS:
+        from tangent_ad.errors import SourceUnavailableError
+        raise SourceUnavailableError(
+            "this derivative calls a function value, whose derivative tangent_ad makes "
+            "when it runs", hint="import tangent_ad.api before running it")
     params = [f"a{i}" for i in range(count)]
     split = count - len(names)
     passed = params[:split] + [f"{n}={p}" for n, p in zip(names, params[split:])]
@@ -130,7 +142,7 @@ def _derivative_of(function, kind, count, names, wrt):
         {"function": function})
     values = ", ".join(f"args[{i}]" for i in range(count))
     if kind == "vjp":
-        derivative = api.inner_vjp(caller, wrt)  # JAX's complex convention, as inside
+        derivative = _TRANSFORMS["vjp"](caller, wrt)  # JAX's complex convention, as inside
         got = f"derivative({values}, cotangent)"
         got = f"({got},)" if len(wrt) == 1 else got
         spread = ", ".join(f"g[{wrt.index(i)}]" if i in wrt else "None" for i in range(count))
@@ -138,7 +150,7 @@ def _derivative_of(function, kind, count, names, wrt):
                          f"def vjp_of_function_value(cotangent, args):\n"
                          f"    g = {got}\n    return ({spread},)\n",
                          {"derivative": derivative})
-    derivative = api.jvp(caller, wrt=wrt)
+    derivative = _TRANSFORMS["jvp"](caller, wrt=wrt)
     tangents = ", ".join(f"tangents[{i}]" for i in wrt)
     return _readable("jvp_of_function_value",
                      f"def jvp_of_function_value(args, tangents):\n"
