@@ -2,8 +2,8 @@
 its tangent the sensitivity ODE solved forwards (tangent_ad/runtime/odes.py),
 both with odeint and the vjp and jvp of the user's `func`. With respect to
 ``y0`` and ``args``; the times ``t`` and ``func`` itself are refused.
-Derivatives of these derivatives are not written yet (hvp of an odeint
-solution is refused: ``unodeint`` has no forward rule)."""
+Second derivatives are forward mode over the adjoint: ``unodeint``'s
+tangent solves its backward ODE again with a tangent alongside."""
 from tangent_ad.registry import REGISTRY, adjoint, structured, tangent
 
 try:
@@ -11,7 +11,7 @@ try:
 except ImportError:  # no SciPy: no rules
     integrate = None
 
-from tangent_ad.runtime import odeint_tangent, unodeint
+from tangent_ad.runtime import odeint_tangent, unodeint, unodeint_tangent
 
 d = None  # d[x] is the adjoint (reverse) or tangent (forward) of x; never run
 
@@ -28,5 +28,11 @@ if integrate is not None:
     def odeint_forward(result, func, y0, t, args=(), rtol=None, atol=None):
         d[result] = odeint_tangent(d[y0], d[args], result, func, y0, t, args, rtol, atol)
 
+    @tangent(unodeint)
+    def unodeint_forward(result, g, ys, func, y0, t, args=(), rtol=None, atol=None):
+        """Forward over the adjoint: Hessian-vector products of odeint."""
+        d[result] = unodeint_tangent(d[g], d[ys], d[args], g, ys, func, y0, t, args, rtol, atol)
+
     structured(integrate.odeint)
+    structured(unodeint)
     REGISTRY.register_refused_arguments(integrate.odeint, ["func", "t"])

@@ -981,7 +981,7 @@ if scipy is not None:
     import scipy.integrate  # noqa: E402
 
     NAMESPACE["ode_rhs"] = ode_rhs
-    SPECS.append(Spec(scipy.integrate.odeint,  # (first order only: test_higher_order)
+    SPECS.append(Spec(scipy.integrate.odeint,
                       "scipy.integrate.odeint(ode_rhs, x, np.linspace(0.0, 1.0, 4), (y, z), "
                       "rtol=1e-11, atol=1e-11)", x=(3,), y=(3,), z=None,
                       tol={"float32": (2e-3, 1e-4)}))

@@ -449,7 +449,6 @@ def test_the_new_transforms_are_exported():
 # Adjoints whose own derivative has no forward rule yet, by spec id prefix
 # (none now: np.linalg.svd's vectors have one, runtime/svd_formulas.py).
 NO_SECOND_DERIVATIVE = {
-    "scipy.integrate.odeint": "the adjoint of odeint (runtime.unodeint) has no forward rule yet",
 }
 
 

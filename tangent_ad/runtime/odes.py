@@ -19,7 +19,7 @@ import numpy as np
 
 from tangent_ad.runtime.function_values import jvp_function, vjp_function
 
-__all__ = ["unodeint", "odeint_tangent"]
+__all__ = ["unodeint", "unodeint_tangent", "odeint_tangent"]
 
 
 def _leaves(value):
@@ -66,6 +66,14 @@ def _zeros(like):
     return _unflat(np.zeros(len(_flat(like))), like)[0]
 
 
+def _pulled(back, args, size):
+    """The flat adjoints ``(of y, of args)`` in a vjp of ``func(y, t, *args)``
+    (None where an argument has none: zeros)."""
+    of_y = np.ravel(back[0]) if back[0] is not None else np.zeros(size)
+    of_args = _flat([b if b is not None else _zeros(v) for b, v in zip(back[2:], args)])
+    return of_y, of_args
+
+
 def unodeint(g, ys, func, y0, t, args=(), rtol=None, atol=None):
     """The adjoints ``(of y0, of args)`` of ``odeint(func, y0, t, args)``
     for the output adjoint `g` (of the shape of the solution `ys`)."""
@@ -81,10 +89,8 @@ def unodeint(g, ys, func, y0, t, args=(), rtol=None, atol=None):
         y, a = state[:size], state[size:2 * size]
         values = (np.reshape(y, shape), time) + args
         back = vjp_function(func, values)(np.reshape(a, shape), values)
-        dy = np.ravel(func(*values))
-        da = -np.ravel(back[0]) if back[0] is not None else np.zeros(size)
-        db = -_flat([b if b is not None else _zeros(v) for b, v in zip(back[2:], args)])
-        return np.concatenate([dy, da, db])
+        of_y, of_args = _pulled(back, args, size)
+        return np.concatenate([np.ravel(func(*values)), -of_y, -of_args])
 
     a, b = g[-1].copy(), np.zeros(count)
     for i in range(len(t) - 1, 0, -1):
@@ -94,6 +100,51 @@ def unodeint(g, ys, func, y0, t, args=(), rtol=None, atol=None):
         a, b = state[size:2 * size] + g[i - 1], state[2 * size:]
     adjoint_y0 = np.reshape(a, shape).astype(np.result_type(y0, 0.0))
     return adjoint_y0, _unflat(b, args)[0]
+
+
+def unodeint_tangent(dg, dys, dargs, g, ys, func, y0, t, args=(), rtol=None, atol=None):
+    """The tangent of ``unodeint(g, ys, func, y0, t, args)`` along `dg`,
+    `dys` and `dargs` (each None for no tangent): a second derivative of
+    odeint. The backward ODE of ``unodeint`` is solved again with its own
+    tangent alongside: ``y`` moves with ``func``'s jvp, the adjoints with
+    the jvp of ``func``'s vjp (in the adjoint and in ``y`` and the args),
+    both made when they run.
+    """
+    from scipy import integrate
+
+    args = tuple(args)
+    shape, size = np.shape(y0), np.size(y0)
+    rows = (len(t), size)
+    g = np.reshape(np.asarray(g, dtype=float), rows)
+    ys = np.reshape(np.asarray(ys, dtype=float), rows)
+    dg = np.zeros(rows) if dg is None else np.reshape(np.asarray(dg, dtype=float), rows)
+    dys = np.zeros(rows) if dys is None else np.reshape(np.asarray(dys, dtype=float), rows)
+    dargs = _zeros(args) if dargs is None else tuple(dargs)
+    count = len(_flat(args))
+    pieces = np.cumsum([size, size, count, size, size])
+
+    def backwards(state, time):
+        y, a, _, dy, da, _ = np.split(state, pieces)
+        y, a, dy, da = (np.reshape(p, shape) for p in (y, a, dy, da))
+        values, tangents = (y, time) + args, (dy, 0.0) + dargs
+        pullback = vjp_function(func, values)
+        back = pullback(a, values)
+        dback = jvp_function(pullback, (a, values))((a, values), (da, tangents))
+        of_y, of_args = _pulled(back, args, size)
+        d_of_y, d_of_args = _pulled(dback, args, size)
+        moved = jvp_function(func, values)(values, tangents)
+        return np.concatenate([np.ravel(func(*values)), -of_y, -of_args,
+                               np.ravel(moved), -d_of_y, -d_of_args])
+
+    a, b, da, db = g[-1].copy(), np.zeros(count), dg[-1].copy(), np.zeros(count)
+    for i in range(len(t) - 1, 0, -1):
+        state = np.concatenate([ys[i], a, b, dys[i], da, db])
+        state = integrate.odeint(backwards, state, np.array([t[i], t[i - 1]]),
+                                 rtol=rtol, atol=atol)[1]
+        _, a, b, _, da, db = np.split(state, pieces)
+        a, da = a + g[i - 1], da + dg[i - 1]
+    tangent_y0 = np.reshape(da, shape).astype(np.result_type(y0, 0.0))
+    return tangent_y0, _unflat(db, args)[0]
 
 
 def odeint_tangent(dy0, dargs, ys, func, y0, t, args=(), rtol=None, atol=None):
