@@ -5,6 +5,7 @@ import functools
 import numpy as np
 
 import tangent_ad as tad
+import function_value_factories as factories
 
 
 def smooth(t):
@@ -151,6 +152,19 @@ def factory_closures(W):
     for _ in range(2):
         h = make_layer(W * 0.5)(h)
     return np.sum(second(first(h))) + make_scaler(W[2, 0])(2.0)
+
+
+def factory_of_another_module(W):
+    act = np.tanh  # the factory's own `act` is its module's np.sin
+    layer = factories.make_layer(W)
+    h = layer(np.ones(3) * 0.5)
+    return np.sum(act(factories.make_layer(W * 2.0)(h))) + np.sum(factories.make_shift(W[0])(h))
+
+
+def calls_a_rule_written_as_a_maker(W):
+    """factories.softplus_sum has a rule that calls its vjp maker (a
+    lambda), written out in the derivative and so differentiable again."""
+    return factories.softplus_sum(W @ np.ones(3)) * W[1, 1]
 
 
 def lambda_factory_instances(W):

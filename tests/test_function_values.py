@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import tangent_ad as tad
+import function_value_factories as factories
 import function_value_functions as fv
 from corpus import check_all_modes
 from tangent_ad.testing import check_grads, check_jvp
@@ -23,7 +24,7 @@ CASES = [
     "calls_with_function_defaults", "calls_a_derivative",
 ]
 MATRIX_CASES = ["factory_closures", "lambda_factory_instances",
-                "lambda_capturing_a_differentiated_value"]
+                "lambda_capturing_a_differentiated_value", "factory_of_another_module"]
 
 
 @pytest.mark.parametrize("name", CASES)
@@ -69,6 +70,42 @@ def test_float32_gradient_keeps_dtype_and_shape(name):
     g = tad.grad(f)(w)
     assert g.dtype == np.float32 and g.shape == (3,)
     check_grads(f, tad.grad(f), (w,))
+
+
+def test_a_factory_of_another_module_is_written_out_with_its_own_globals():
+    source = tad.show_source(tad.grad(fv.factory_of_another_module))
+    code = [line for line in source.splitlines() if not line.strip().startswith("#")]
+    assert not any("make_layer(" in line or "make_shift(" in line for line in code)
+    # its module's globals, read through the module when the derivative runs
+    assert any("function_value_factories.act(" in line for line in code)
+    W = np.eye(3) * 0.3
+    before = tad.grad(fv.factory_of_another_module)(W)
+    factories.scale = 1.5
+    try:
+        after = tad.grad(fv.factory_of_another_module)(W)
+        check_grads(fv.factory_of_another_module, tad.grad(fv.factory_of_another_module), (W,))
+    finally:
+        factories.scale = 0.5
+    assert not np.allclose(before, after)
+
+
+def test_a_rule_that_calls_its_vjp_maker_is_written_out_when_differentiated_again():
+    """hvp over a rule of autograd's form (``maker(ans, x)(g)``): the
+    gradient's call of the lambda the maker returns is written out, so
+    forward mode sees through it (it was a call it could not see)."""
+    W = np.random.default_rng(3).uniform(-1.0, 1.0, size=(3, 3))
+    with tad.registry.REGISTRY.scoped():
+        tad.adjoint(factories.softplus_sum)(factories.softplus_sum_adjoint)
+        gradient = tad.grad(fv.calls_a_rule_written_as_a_maker)
+        assert "softplus_sum_vjp(" in tad.show_source(gradient)
+        check_all_modes(fv.calls_a_rule_written_as_a_maker, (W,))
+        hessian = tad.hessian(fv.calls_a_rule_written_as_a_maker)(W)
+        h = 1e-6
+        for i, j in ((0, 0), (1, 1), (2, 1)):
+            e = np.zeros_like(W)
+            e[i, j] = h
+            numeric = (gradient(W + e) - gradient(W - e)) / (2 * h)
+            np.testing.assert_allclose(hessian[..., i, j], numeric, rtol=1e-6, atol=1e-8)
 
 
 def test_a_passed_function_specializes_the_pullback():

@@ -17,34 +17,46 @@ The callee's parameters and variables get new names; each argument is
 assigned to its parameter first, in the order of the call. A function
 passed in becomes a nested def or lambda of the caller, which the closures
 machinery lifts as usual (``closures.py``). Inlined are only plain
-functions of the caller's module whose body is straight statements ending
-with one ``return``, that read no variable of the caller by name, and are
-not recursive; any other call stays a call (and is refused where it
-cannot be differentiated).
+functions whose body is straight statements ending with one ``return``
+and that are not recursive; any other call stays a call (and is refused
+where it cannot be differentiated). A global the callee reads that the
+caller's names do not denote (the callee is of another module, or a
+variable of the caller hides the name) is bound to the callee's value
+through its module (``layers.act``), bound under a fresh name in
+``ctx.facts["helpers"]``.
 """
+import builtins
 import copy
 import inspect
+import sys
 
 import gast
 
 from tangent_ad.errors import TangentADError
 from tangent_ad.frontend import closures, generated, source
 from tangent_ad.frontend.static_scope import StaticScope
-from tangent_ad.nodes import walk
+from tangent_ad.nodes import name as _load, walk
 from tangent_ad.registry import REGISTRY
 
 _OPAQUE = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp,
            gast.IfExp, gast.BoolOp, gast.FunctionDef)
+_UNBOUND = object()
 ROUNDS = 4  # a factory that calls a factory is written out too, up to this depth
 
 
 def run(tree, ctx):
     """Return the FunctionDef `tree` with the calls that pass or return
     closures written out (see the module docstring)."""
-    if generated.is_generated(ctx.func) or not hasattr(ctx.func, "__globals__"):
+    if not hasattr(ctx.func, "__globals__"):
+        return tree
+    # generated code (a derivative differentiated again) calls a closure
+    # only where a rule does: ``maker(ans, x)(g)``, which is written out
+    only_made = generated.is_generated(ctx.func)
+    if only_made and not any(isinstance(n, gast.Call) and isinstance(n.func, gast.Call)
+                             for n in walk(tree)):
         return tree
     for _ in range(ROUNDS):
-        inliner = _Inliner(StaticScope(tree, ctx), ctx, tree)
+        inliner = _Inliner(StaticScope(tree, ctx), ctx, tree, only_made)
         tree.body = inliner.block(tree.body)
         if not inliner.changed:
             break
@@ -52,10 +64,11 @@ def run(tree, ctx):
 
 
 class _Inliner:
-    def __init__(self, scope, ctx, tree):
+    def __init__(self, scope, ctx, tree, only_made=False):
         self.scope = scope
         self.ctx = ctx
         self.tree = tree
+        self.only_made = only_made
         self.changed = False
 
     def block(self, stmts):
@@ -84,22 +97,41 @@ class _Inliner:
 
             def visit_Call(self, node):
                 self.generic_visit(node)
+                if isinstance(node.func, gast.Call) and inliner.only_made:
+                    return inliner.applied(node, before) or node
                 if isinstance(node.func, gast.Call):
                     inner = inliner.inlined(node.func, before, returns_function=True)
                     if inner is not None:
                         node.func = inner
                     return node
-                return inliner.inlined(node, before) or node
+                return node if inliner.only_made else inliner.inlined(node, before) or node
 
         return Visit().visit(expr)
 
     # ---- one call ---------------------------------------------------------------
 
-    def inlined(self, call, before, returns_function=False):
+    def applied(self, call, before):
+        """``maker(a)(g)`` with `maker` returning a lambda: the lambda's
+        body, its parameters assigned first (generated code keeps no
+        nested def that is not a pullback); None when not written out."""
+        made = self.inlined(call.func, before, returns_function=True, applied_to=call)
+        if made is None:
+            return None
+        renames = {}
+        for param, arg in zip(made.args.args, call.args):
+            renames[param.id] = self.scope.fresh(param.id)
+            before.append(_relocate_new(gast.Assign(targets=[_store(renames[param.id])], value=arg,
+                                                    type_comment=None), call))
+        return _Rename(renames).visit(made.body)
+
+    def inlined(self, call, before, returns_function=False, applied_to=None):
         """The expression that replaces `call` after its callee's statements
-        are added to `before`; None when the call is not inlined."""
+        are added to `before`; None when the call is not inlined. With
+        `applied_to` (the call of the call's result), only a callee that
+        returns a lambda of as many plain parameters as that call passes
+        is written out, and the lambda is returned as it is."""
         func = self.scope.value(call.func)
-        if not _plain(func, self.ctx.func) or any(isinstance(a, gast.Starred) for a in call.args) \
+        if not _plain(func) or any(isinstance(a, gast.Starred) for a in call.args) \
                 or any(k.arg is None for k in call.keywords):
             return None
         try:
@@ -112,16 +144,19 @@ class _Inliner:
             return None
         if not (returns_function or _returns_function(body) or self.passes_closure(call)):
             return None
+        if applied_to is not None and not _plain_lambda(body, applied_to):
+            return None
         local = _locals(tree)
-        free = _free_names(tree.body, local)
-        if any(self.scope.is_local(n) for n in free):
-            return None  # it reads a global the caller's own variable hides
+        globals_read = self.globals_read(func, _free_names(tree.body, local))
+        if globals_read is None:
+            return None
         try:
             bound = inspect.signature(func).bind(
                 *call.args, **{k.arg: k.value for k in call.keywords})
         except TypeError:
             return None
         renames = {n: self.scope.fresh(n) for n in sorted(local)}
+        renames.update(globals_read)
         order = [a for a in call.args] + [k.value for k in call.keywords]
         given = {id(v): p for p, v in bound.arguments.items()}
         assigned = [(given[id(a)], a) for a in order]
@@ -151,7 +186,7 @@ class _Inliner:
         # the resolver records what the derivative depends on: the callee too
         self.ctx.facts.setdefault("static_reads", []).append(copy.deepcopy(call.func))
         result = renamed[-1].value
-        if isinstance(result, gast.Lambda):
+        if isinstance(result, gast.Lambda) and applied_to is None:
             # a def of its own, as the callee's def would be: a name bound to
             # it (``l1 = make_layer(W1)``) is then a known nested function
             label = self.scope.fresh(f"{tree.name}_result")
@@ -162,6 +197,35 @@ class _Inliner:
             result = gast.copy_location(gast.Name(id=label, ctx=gast.Load(), annotation=None,
                                                   type_comment=None), call)
         return result
+
+    def globals_read(self, func, free):
+        """Renames of the globals the callee reads that the caller's
+        names do not denote (the callee is of another module, or a
+        variable of the caller hides one): each is read through the
+        callee's module, bound under a fresh name in
+        ``ctx.facts["helpers"]`` (``layers.act``, read when the derivative
+        runs, as any attribute of a module is); a builtin is bound itself.
+        None when the callee reads a name it does not have."""
+        renames = {}
+        helpers = self.ctx.facts.setdefault("helpers", {})
+        module = sys.modules.get(func.__module__)
+        for identifier in sorted(free):
+            if identifier in func.__globals__:
+                value, holder = func.__globals__[identifier], module
+            else:
+                value = holder = getattr(builtins, identifier, _UNBOUND)
+            if value is _UNBOUND:
+                return None
+            if self.scope.value(_load(identifier)) is value:
+                continue
+            if getattr(holder, "__dict__", None) is not func.__globals__ and holder is not value:
+                return None  # (the globals of no module we can name)
+            alias = next((k for k, v in helpers.items() if v is holder), None)
+            if alias is None:
+                alias = self.scope.fresh(holder.__name__.rpartition(".")[2])
+                helpers[alias] = holder
+            renames[identifier] = alias if holder is value else (alias, identifier)
+        return renames
 
     def passes_closure(self, call):
         """Whether `call` passes a lambda or nested def that reads a
@@ -183,13 +247,27 @@ class _Inliner:
                    n.id not in own and self.scope.is_local(n.id) for n in walk(node))
 
 
-def _plain(func, caller):
-    """A Python function of the caller's module, with its source, not a
-    closure, not registered, not decorated, not a derivative."""
+def _plain(func):
+    """A Python function with its source, not a closure, not registered,
+    not decorated, not a derivative."""
     return inspect.isfunction(func) and func.__closure__ is None and \
-        func.__globals__ is getattr(caller, "__globals__", None) and \
         not hasattr(func, "__wrapped__") and not hasattr(func, "__tangent_ad__") and \
         not REGISTRY.has("reverse", func) and not inspect.isgeneratorfunction(func)
+
+
+def _plain_lambda(body, applied_to):
+    """Whether `body` returns a lambda that `applied_to` calls with one
+    positional argument per parameter (none with a default, no ``*``, no
+    keywords), and makes no other function (in generated code a nested
+    def or lambda would be taken for a pullback)."""
+    value = body[-1].value
+    if not isinstance(value, gast.Lambda) or applied_to.keywords or sum(
+            isinstance(n, (gast.Lambda, gast.FunctionDef)) for s in body for n in walk(s)) != 1:
+        return False
+    args = value.args
+    return not (args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or args.defaults) \
+        and len(args.args) == len(applied_to.args) and \
+        not any(isinstance(a, gast.Starred) for a in applied_to.args)
 
 
 def _is_docstring(stmt):
@@ -264,8 +342,12 @@ class _Rename(gast.NodeTransformer):
         self.renames = renames
 
     def visit_Name(self, node):
-        if node.id in self.renames:
-            node.id = self.renames[node.id]
+        new = self.renames.get(node.id)
+        if isinstance(new, tuple):  # a global read through its module
+            return gast.copy_location(gast.Attribute(value=_load(new[0]), attr=new[1],
+                                                     ctx=node.ctx), node)
+        if new is not None:
+            node.id = new
         return node
 
     def _inner(self, node, params):

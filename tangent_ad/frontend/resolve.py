@@ -45,7 +45,9 @@ def run(tree, ctx):
     known function by the caller (``ctx.static_args``) resolve to it.
     """
     scope, live, snapshot, cells = function_scope(ctx.func)
-    helpers = ctx.facts.get("helpers", {})  # bound by frontend.builtin_forms
+    # bound by frontend.builtin_forms and frontend.inline; a lifted nested
+    # function reads those of the function it was lifted from
+    helpers = {**getattr(ctx.func, "helpers", {}), **ctx.facts.get("helpers", {})}
     snapshot |= set(ctx.static_args) | set(helpers)
     scope.update(ctx.static_args)
     scope.update(helpers)
@@ -57,6 +59,7 @@ def run(tree, ctx):
     local_functions = {} if ctx.facts.get("generated") else closures.collect(tree, ctx.func)
     for lifted in set(local_functions.values()):
         lifted.info = ctx.info
+        lifted.helpers = helpers
     ctx.facts["local_functions"] = local_functions
     local = {a.id for a in tree.args.args} - set(ctx.static_args)
     local |= {n for n in local_functions if isinstance(n, str)}
