@@ -181,3 +181,38 @@ def lambda_capturing_a_differentiated_value(W):
     def bump(t):
         return t * W[1]
     return np.sum(apply_twice(lambda v: v * w, x)) + np.sum(apply_twice(bump, x))
+
+
+class DenseLayer:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def forward(self, h, W):
+        return np.tanh(W @ h) * self.scale
+
+
+class SumPoolLayer:
+    def forward(self, h, W):
+        return h * np.sum(W) + h[::-1]
+
+
+def _make_network(layers):
+    def network(W):
+        h = np.ones(3) * 0.5
+        for layer in layers:  # objects of several classes: unrolled
+            h = layer.forward(h, W)
+        return np.sum(h)
+    return network
+
+
+LAYERS = [DenseLayer(0.5), SumPoolLayer(), DenseLayer(2.0)]
+network_of_mixed_layers = _make_network(LAYERS)
+
+
+def network_through_indexed_layers(W):
+    """layers[i] in a loop over range: each call is of a bound method
+    known only when the code runs (call_value)."""
+    h = np.ones(3) * 0.5
+    for i in range(len(LAYERS)):
+        h = LAYERS[i].forward(h, W)
+    return np.sum(h)

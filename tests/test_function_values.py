@@ -24,7 +24,8 @@ CASES = [
     "calls_with_function_defaults", "calls_a_derivative",
 ]
 MATRIX_CASES = ["factory_closures", "lambda_factory_instances",
-                "lambda_capturing_a_differentiated_value", "factory_of_another_module"]
+                "lambda_capturing_a_differentiated_value", "factory_of_another_module",
+                "network_of_mixed_layers", "network_through_indexed_layers"]
 
 
 @pytest.mark.parametrize("name", CASES)
@@ -106,6 +107,18 @@ def test_a_rule_that_calls_its_vjp_maker_is_written_out_when_differentiated_agai
             e[i, j] = h
             numeric = (gradient(W + e) - gradient(W - e)) / (2 * h)
             np.testing.assert_allclose(hessian[..., i, j], numeric, rtol=1e-6, atol=1e-8)
+
+
+def test_a_loop_over_layers_of_several_classes_is_unrolled_and_checked():
+    source = tad.show_source(tad.grad(fv.network_of_mixed_layers))
+    assert "for layer in" not in source
+    assert "assert len(layers) == 3 and type(layers[0]) == DenseLayer" in source
+    W = np.random.default_rng(4).uniform(-1.0, 1.0, size=(3, 3))
+    fv.LAYERS.append(fv.SumPoolLayer())
+    try:  # another list: another derivative, for its four layers
+        check_grads(fv.network_of_mixed_layers, tad.grad(fv.network_of_mixed_layers), (W,))
+    finally:
+        fv.LAYERS.pop()
 
 
 def test_a_passed_function_specializes_the_pullback():

@@ -4,8 +4,6 @@ cannot run and should not pretend to: pytest node id (or file) -> reason."""
 _PRIMITIVE = "defines a rule with autograd's primitive/defvjp (Python callables run by its tracer)"
 _DEPRECATED = "autograd's deprecated primitive API (defgrad/defvjp methods, quick_grad_check)"
 _FLATTEN = "autograd.misc.flatten, autograd's own pytree-to-vector utility"
-_CONVOLVE = ("autograd.scipy.signal.convolve's own axes/dot_axes arguments, which "
-             "scipy.signal.convolve does not have")
 
 NOT_APPLICABLE = {
     "test_vspaces.py": "autograd's VSpace objects",
@@ -37,9 +35,6 @@ NOT_APPLICABLE = {
         "the function itself raises AttributeError when called with a float",
     "test_fft.py::test_rfftn_odd_not_implemented":
         "expects autograd's NotImplementedError for rfftn of odd lengths, which tangent_ad differentiates",
-    "test_scipy.py::test_convolve_generalization": _CONVOLVE,
-    "test_scipy.py::test_convolve_ignore": _CONVOLVE,
-    "test_scipy.py::test_convolve_ignore_dot": _CONVOLVE,
     "test_graphs.py::test_assignment_raises_error":
         "expects autograd's refusal of index assignment, which tangent_ad differentiates",
 }

@@ -19,8 +19,9 @@ matplotlib stand-in (examples_stubs/) and this hook:
 - a download (``urllib.request.urlretrieve``) stops the example as
   "needs data";
 - ``np.random.seed(0)`` before the example runs (most seed their own
-  RandomState), and the working directory is a fresh temporary one (some
-  examples write or delete files there).
+  RandomState), an unseeded ``np.random.RandomState()`` is seeded with 0
+  (convnet makes one), and the working directory is a fresh temporary one
+  (some examples write or delete files there).
 
 The record (JSON) holds the outputs, in call order, keyed by the transform
 and the order in which the gradient function was made, and how the run
@@ -153,11 +154,19 @@ def describe(exc):
             "where": [f"{f.filename}:{f.lineno} {f.name}" for f in frames[-4:]]}
 
 
+class _SeededRandomState(np.random.RandomState):
+    """``RandomState()`` without a seed draws the same numbers in both runs."""
+
+    def __init__(self, seed=None):
+        super().__init__(0 if seed is None else seed)
+
+
 def run(example, k, cap):
     """Execute `example` as ``__main__``; the record."""
     recorder = Recorder(k, cap)
     example = os.path.abspath(example)
     sys.path.insert(0, os.path.dirname(example))
+    np.random.RandomState = _SeededRandomState  # (before autograd copies it)
     autograd = install(recorder)
     sys.argv = [example]
     np.random.seed(0)

@@ -332,16 +332,24 @@ class _Resolver(gast.NodeVisitor):
         if spec is not None and spec[0] == "object":  # its methods and properties, too
             first = next(iter(inspect.signature(function).parameters))
             function = classes.specialized(function, ((first, spec),))
-        if isinstance(node.func.value, gast.Name) and node.func.value.id not in self.local:
-            # the object's class and layout shaped the code: another object is
-            # another derivative
-            self.ctx.facts["dependencies"].names.append(
-                (self.ctx.facts["live"], node.func.value.id, method.__self__))
         alias = "__tad_method_" + function.__qualname__.replace(".", "_").replace("<", "_") \
             .replace(">", "_")
+        if isinstance(node.func, gast.Name):
+            # a name bound to the bound method itself (a function value's
+            # caller, ``function(a0, a1)``): its object is bound beside it
+            receiver = gast.Name(id=alias + "_self", ctx=gast.Load(), annotation=None,
+                                 type_comment=None)
+            self.scope[receiver.id] = method.__self__
+            self.snapshot = set(self.snapshot) | {receiver.id}
+        else:
+            receiver = node.func.value
+            if isinstance(receiver, gast.Name) and receiver.id not in self.local:
+                # the object's class and layout shaped the code: another object
+                # is another derivative
+                self.ctx.facts["dependencies"].names.append(
+                    (self.ctx.facts["live"], receiver.id, method.__self__))
         self.ctx.namespace[alias] = function
         self.ctx.facts["dependencies"].generated(function)
-        receiver = node.func.value
         node.func = gast.Name(id=alias, ctx=gast.Load(), annotation=None, type_comment=None)
         node.args.insert(0, receiver)
         self.ctx.resolved[node.func] = self.ctx.resolved[node] = function
