@@ -134,6 +134,31 @@ def calls_a_derivative(w):
     return np.sum(tad.grad(inner_loss)(w) * w) + tad.grad(inner_loss, wrt=0)(w[0] * 2.0)
 
 
+def _scaled(x, s=2.0, shift=0.0):
+    return np.sum(np.sin(x) * s) + shift
+
+
+def spreads_into_defaults(w):
+    """fun(*args) into a function with defaults, the count known only
+    when the code runs (autograd's symmetrize_matrix_arg does this)."""
+    args = [w, w[0]] if w[0] > 10.0 else [w]
+    return _scaled(*args) + _scaled(*tuple([w * 2.0, w[1]]))
+
+
+def relaxation_of(a):
+    return lambda x: x - 0.05 * (x ** 2 - a)
+
+
+def _gradient_of_a_passed_factory(f, a, x):
+    # the lambda reads f, a parameter bound to a known function: f(a) is
+    # written out in the lifted lambda, whose gradient is made here
+    return tad.grad(lambda y: np.sum(f(a)(y) * x))(x)
+
+
+def gradient_through_a_passed_factory(w):
+    return np.sum(_gradient_of_a_passed_factory(relaxation_of, w[0], w * w[1]))
+
+
 def make_layer(W, act=np.tanh):
     def layer(x):
         return act(W @ x)

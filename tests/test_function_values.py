@@ -21,7 +21,8 @@ CASES = [
     "generator_in_list", "map_with_a_function", "map_with_a_lambda",
     "map_with_a_partial",
     "filter_with_a_lambda", "dict_comprehension_with_condition",
-    "calls_with_function_defaults", "calls_a_derivative",
+    "calls_with_function_defaults", "calls_a_derivative", "gradient_through_a_passed_factory",
+    "spreads_into_defaults",
 ]
 MATRIX_CASES = ["factory_closures", "lambda_factory_instances",
                 "lambda_capturing_a_differentiated_value", "factory_of_another_module",

@@ -443,6 +443,44 @@ def test_kinds_follow_numpy_broadcasting_and_promotion():
     assert names["m"] == Kind("array", (4,), F64)
 
 
+def test_kinds_of_reductions_with_axis_and_keepdims_keywords():
+    names = kinds_of("""
+        def f(x, g):
+            a = np.sum(x, axis=1, keepdims=True)
+            b = np.max(x, axis=-1)
+            c = np.mean(x, axis=(0, 1))
+            d = np.sum(x, keepdims=True)
+            e = np.sum(x, axis=k)
+            h = unreduce(g, x, 1, True)
+            m = unreduce_max(g, a, x, 1, True)
+            u = np.sum(x, axis=3)
+        """, x=Kind("array", (4, 3, 2), F32), g=Kind("array", (4, 1, 2), F64))
+    assert names["a"] == Kind("array", (4, 1, 2), F32)
+    assert names["b"] == Kind("array", (4, 3), F32)
+    assert names["c"] == Kind("array", (2,), F32)
+    assert names["d"] == Kind("array", (1, 1, 1), F32)
+    assert names["e"] is None and names["u"] is None  # an axis not constant, out of range
+    assert names["h"] == names["m"] == Kind("array", (4, 3, 2), F32)  # x's kind (core._like)
+
+
+def test_softmax_with_keepdims_is_specialized():
+    """The staged copy of a log-softmax gradient: the reductions with
+    keywords have kinds, so the adjoints of the shapes that do not change
+    need no unbroadcast, and the weights' adjoint is a plain product."""
+    def loss(W, X):
+        logits = X @ W
+        shifted = logits - np.max(logits, axis=1, keepdims=True)
+        return -np.mean(shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True)))
+    rng = np.random.default_rng(0)
+    W, X = rng.normal(size=(4, 3)), rng.normal(size=(6, 4))
+    gradient = tad.grad(loss)
+    source = tad.show_source(gradient, W, X)
+    assert "X.T @ " in source and "grad_matmul_rhs" not in source
+    assert source.count("unbroadcast(") <= 2
+    for _ in range(3):
+        check_grads(loss, gradient, (W, X))
+
+
 def test_kinds_join_over_loops_and_branches():
     names = kinds_of("""
         def f(x, n, flag):

@@ -155,7 +155,11 @@ def describe(exc):
 
 
 class _SeededRandomState(np.random.RandomState):
-    """``RandomState()`` without a seed draws the same numbers in both runs."""
+    """``RandomState()`` without a seed draws the same numbers in both runs
+    (no ``__dict__``, as NumPy's: not an object with attributes to
+    tangent_ad)."""
+
+    __slots__ = ()
 
     def __init__(self, seed=None):
         super().__init__(0 if seed is None else seed)

@@ -174,6 +174,14 @@ class _Inliner:
                         self.scope.value(default) is values[param])):
                     return None
                 assigned.append((param, copy.deepcopy(default)))
+        # a known function passed in is written where the parameter is read
+        # (the callee's calls of it stay calls of that function)
+        stored = {n.id for n in walk(gast.Module(body=body, type_ignores=[]))
+                  if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+        for p, v in list(assigned):
+            if p not in stored and self.scope.is_function(v):
+                renames[p] = v
+                assigned.remove((p, v))
         statements = [gast.Assign(targets=[_store(renames[p])], value=v, type_comment=None)
                       for p, v in assigned]
         renamed = [_Rename(renames).visit(copy.deepcopy(s)) for s in body]
@@ -343,6 +351,8 @@ class _Rename(gast.NodeTransformer):
 
     def visit_Name(self, node):
         new = self.renames.get(node.id)
+        if isinstance(new, gast.expr):  # a known function passed in
+            return gast.copy_location(copy.deepcopy(new), node)
         if isinstance(new, tuple):  # a global read through its module
             return gast.copy_location(gast.Attribute(value=_load(new[0]), attr=new[1],
                                                      ctx=node.ctx), node)

@@ -19,7 +19,7 @@ import types
 import gast
 
 from tangent_ad.errors import UnsupportedSyntaxError
-from tangent_ad.frontend import classes, closures, generated, value_calls
+from tangent_ad.frontend import classes, closures, generated, source, value_calls
 from tangent_ad.frontend.methods import ATTRIBUTES, METHODS
 from tangent_ad.hooks import insert_grad_code
 from tangent_ad.live import LIVE_KEY, Dependencies, behind, shapes_code
@@ -81,6 +81,24 @@ def run(tree, ctx):
         resolver.lookup(read)
     _bind_defaults(tree, ctx, scope)
     return tree
+
+
+def _spread_of_unknown_length(node, func):
+    """Whether `node` is ``fun(*xs)`` of a function with a default
+    parameter and fixed ones only, with `xs` not written in the call: how
+    many parameters it fills is known when the code runs, so the call is
+    made as a function value's (``call_value(fun, tuple(xs))``)."""
+    if len(node.args) != 1 or not isinstance(node.args[0], gast.Starred) or node.keywords or \
+            isinstance(node.args[0].value, (gast.Tuple, gast.List)) or not callable(func) or \
+            isinstance(func, type):
+        return False
+    try:
+        params = list(source.signature(func).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    fixed = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return bool(params) and all(p.kind in fixed for p in params) and \
+        any(p.default is not p.empty for p in params)
 
 
 def _globals_of_lifted(fdef, resolver):
@@ -281,6 +299,9 @@ class _Resolver(gast.NodeVisitor):
                 self.visit(child)
             return
         obj = self.lookup(node.func)
+        if obj is not _MISSING and not self.ctx.facts.get("generated") and \
+                _spread_of_unknown_length(node, obj):
+            return self._value_call(node)  # fun(*args) into defaults: its count when it runs
         if obj is _MISSING:
             if isinstance(node.func, gast.Name) and self.ctx.facts.get("generated"):
                 for child in node.args:  # `back_y(by)`: a pullback's closure

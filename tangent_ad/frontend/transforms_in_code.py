@@ -127,11 +127,14 @@ def lifted(node, scope, ctx, tree):
     body = fdef.body if isinstance(fdef.body, list) else [gast.Return(value=fdef.body)]
     own = set(params) | {n.id for n in walk(gast.Module(body=body, type_ignores=[]))
                          if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
-    read = []
+    read, static = [], {}
     for n in walk(gast.Module(body=body, type_ignores=[])):
         if isinstance(n, (gast.FunctionDef, gast.Lambda)):
             return None  # a function inside it: left as written
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id not in own \
+                and n.id in ctx.static_args and scope.stores.get(n.id, 0) == 0:
+            static[n.id] = ctx.static_args[n.id]  # a known function: a cell of its own
+        elif isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id not in own \
                 and scope.is_local(n.id) and n.id not in read:
             read.append(n.id)
     cells = set(getattr(getattr(ctx.func, "__code__", None), "co_freevars", ()))
@@ -142,7 +145,7 @@ def lifted(node, scope, ctx, tree):
                                        type_comment=None)) for r in read):
         return None
     name = f"{getattr(fdef, 'name', 'lambda')}_lifted"
-    function = _load(name, params + read, body, ctx.func.__globals__)
+    function = _load(name, params + read, body, ctx.func.__globals__, static)
     return function, read
 
 
@@ -161,9 +164,11 @@ def _definition(node, scope, tree):
     return None
 
 
-def _load(name, params, body, module_globals):
+def _load(name, params, body, module_globals, cells=None):
     """The function ``def name(params): body`` with `module_globals` as
-    its globals, its source in ``linecache``."""
+    its globals, its source in ``linecache``; `cells` maps the names of
+    known functions it reads (a parameter the caller bound to a function)
+    to them, as closure cells."""
     fdef = ast.FunctionDef(
         name=name, args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=p) for p in params],
                                       vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
@@ -174,6 +179,18 @@ def _load(name, params, body, module_globals):
     source += "\n"
     filename = f"<tangent_ad lifted {name} {next(_COUNTER)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    code = compile(source, filename, "exec")
+    parsed = ast.parse(source)
+    if cells:  # the same lines one def in, so that the code of `name` reads the cells
+        outer = ast.FunctionDef(
+            name="with_cells", args=ast.arguments(
+                posonlyargs=[], args=[ast.arg(arg=c) for c in cells], vararg=None,
+                kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+            body=parsed.body + [ast.Return(value=ast.Name(id=name, ctx=ast.Load()))],
+            decorator_list=[], returns=None, type_params=[], lineno=1, col_offset=0)
+        parsed = ast.fix_missing_locations(ast.Module(body=[outer], type_ignores=[]))
+    code = compile(parsed, filename, "exec")
+    if cells:
+        code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     inner = next(c for c in code.co_consts if isinstance(c, types.CodeType))
-    return types.FunctionType(inner, module_globals, name)
+    closure = tuple(types.CellType(cells[v]) for v in inner.co_freevars) if cells else None
+    return types.FunctionType(inner, module_globals, name, None, closure)

@@ -188,7 +188,37 @@ class Kinds:
             return self._sum(node)
         if isinstance(node, gast.Call) and not node.keywords:
             return self._call(node)
+        if isinstance(node, gast.Call) and dotted(node.func) in _FULL_REDUCTIONS and \
+                len(node.args) == 1:
+            return self._reduce_along(dotted(node.func), node.args[0], node.keywords)
         return None
+
+    def _reduce_along(self, func, arg, keywords):
+        """``np.sum(x, axis=1, keepdims=True)`` and the other reductions
+        with constant ``axis`` and ``keepdims`` keywords."""
+        options = {k.arg: k.value for k in keywords}
+        if set(options) - {"axis", "keepdims"} or not all(
+                _constant_axis(v) for v in options.values()):
+            return None
+        kind = self.of(arg)
+        if kind in (None, BOTTOM) or kind.box != "array":
+            return None if kind != BOTTOM else kind
+        axis = _constant_axis(options.get("axis", gast.Constant(value=None, kind=None)))[0]
+        keepdims = _constant_axis(options.get("keepdims", gast.Constant(value=False,
+                                                                        kind=None)))[0]
+        if type(keepdims) is not bool:
+            return None
+        rank = len(kind.shape)
+        axes = range(rank) if axis is None else axis if isinstance(axis, tuple) else (axis,)
+        if not all(type(a) is int and -rank <= a < rank for a in axes):
+            return None
+        axes = {a % rank for a in axes}
+        shape = tuple(1 if i in axes else n for i, n in enumerate(kind.shape) if keepdims or
+                      i not in axes)
+        with np.errstate(all="ignore"):
+            out = getattr(np, func[3:])(kind.sample(), axis=None if axis is None else
+                                        tuple(axes), keepdims=keepdims)
+        return _result(out, shape)
 
     def _transpose(self, node):
         """``x.T`` for an array `x` (what specialize writes)."""
@@ -295,6 +325,10 @@ class Kinds:
             return self._like_first(func, args)
         if func in ("unbroadcast", "grad_matmul_lhs", "grad_matmul_rhs"):
             return self._adjoint_helper(func, args)
+        if func == "unreduce" and 2 <= len(args) <= 4:  # g spread to x's shape
+            return self._adjoint_helper("unbroadcast", args[:2])
+        if func == "unreduce_max" and 3 <= len(args) <= 5:  # g routed to x's maxima
+            return self._adjoint_helper("unbroadcast", [args[0], args[2]])
         if func == "conj_complex" and len(args) == 1:
             return self.of(args[0])
         if func == "iterated" and len(args) == 1:  # a known kind is never a dict
@@ -391,6 +425,21 @@ def is_python_float_like(kind):
     ``unbroadcast`` gives a Python float for these."""
     return kind.box in ("float", "int", "real") or (
         kind.box == "scalar" and kind.dtype == np.float64)
+
+
+def _constant_axis(node):
+    """``(value,)`` of a constant ``axis``/``keepdims`` keyword (an int, a
+    tuple of ints, None or a bool), else None."""
+    if isinstance(node, gast.Constant) and (node.value is None or type(node.value) in (int, bool)):
+        return (node.value,)
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and \
+            isinstance(node.operand, gast.Constant) and type(node.operand.value) is int:
+        return (-node.operand.value,)
+    if isinstance(node, gast.Tuple):
+        items = [_constant_axis(e) for e in node.elts]
+        if all(i is not None and type(i[0]) is int for i in items):
+            return (tuple(i[0] for i in items),)
+    return None
 
 
 def _zeros(args):
