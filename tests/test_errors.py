@@ -103,13 +103,6 @@ UNSUPPORTED = [
                 return y
             return x
         """, "def g(y):"),
-    ("star args of unknown length with defaults", """
-        def helper(a, b=1.0):
-            return a * b
-
-        def f(x, items):
-            return np.sum(helper(*items) * x)
-        """, "return np.sum(helper(*items) * x)"),
     ("double star kwargs", """
         def f(x, **options):
             return x
