@@ -34,9 +34,9 @@ if linalg is not None:
         d[b] = gb
         g2 = np.reshape(gb, (np.shape(a)[-1], -1))
         x2 = np.reshape(result, (np.shape(a)[-1], -1))
-        outer = (1 - trans) * np.matmul(g2, matrix_transpose(x2)) + \
-            trans * np.matmul(x2, matrix_transpose(g2))
-        d[a] = -np.where(lower, np.tril(outer), np.triu(outer))
+        outer = np.matmul(x2, matrix_transpose(g2)) if trans else \
+            np.matmul(g2, matrix_transpose(x2))
+        d[a] = -(np.tril(outer) if lower else np.triu(outer))
 
     @adjoint(linalg.cholesky)
     def cholesky(result, a, lower=False, check_finite=True):

@@ -733,3 +733,21 @@ def test_times_one_point_zero_of_a_primal_is_not_folded_away():
     for _ in range(3):  # general and staged
         assert tad.grad(_int_copy_written, wrt=(1,))(x0, x1) == \
             pytest.approx(_int_copy_written(x0, 1.0))
+
+
+def test_a_templates_choice_by_a_constant_option_is_folded():
+    """solve_triangular's adjoint picks its product and triangle by
+    ``trans`` and ``lower``: with constants, only the chosen ones are
+    written (and computed)."""
+    linalg = pytest.importorskip("scipy.linalg")
+
+    def loss(A, b):
+        L = np.tril(A) + 3.0 * np.eye(3)
+        return np.sum(linalg.solve_triangular(L, b, lower=True) ** 2)
+
+    rng = np.random.default_rng(1)
+    A, b = rng.normal(size=(3, 3)), rng.normal(size=3)
+    gradient = tad.grad(loss, wrt=(0, 1))
+    source = tad.show_source(gradient)
+    assert "np.where(" not in source and " if " not in source and "np.triu(" not in source
+    check_grads(loss, gradient, (A, b), wrt=(0, 1))

@@ -6,6 +6,7 @@ Rewrites, each keeping values, shapes and dtypes:
   equality tests of numbers (``2 - (2 != 0)`` -> ``1``, the form the
   power rules take for a literal exponent);
 * ``e * 1``, ``1 * e``, ``e / 1``, ``e ** 1``, ``e + 0``-free forms, ``-(-e)``;
+* ``a if <constant> else b`` -> the branch the constant picks;
 * ``unbroadcast(e, x)`` -> ``e`` where ``e`` provably has ``x``'s shape
   (see `ShapeClasses`);
 * ``unreduce(g, x, None, False)`` (or ``unreduce(g, x)``, its defaults
@@ -132,7 +133,8 @@ class _Simplifier:
         self.derivative_names = derivative_names
         self.rewrites = 0
         self.rewrite = {gast.BinOp: self._binop, gast.UnaryOp: self._unaryop,
-                        gast.Call: self._call, gast.Compare: self._compare}
+                        gast.Call: self._call, gast.Compare: self._compare,
+                        gast.IfExp: self._ifexp}
 
     def visit(self, node):
         """`node` with its subtrees simplified, or the node replacing it."""
@@ -146,6 +148,14 @@ class _Simplifier:
                 setattr(node, field, self.visit(value))
         rewrite = self.rewrite.get(type(node))
         return node if rewrite is None else self._rewritten(node, rewrite(node))
+
+    def _ifexp(self, node):
+        """``a if 1 else b`` -> ``a``: a template's choice by a constant
+        option (``trans``, ``lower`` of solve_triangular)."""
+        if isinstance(node.test, gast.Constant) and \
+                isinstance(node.test.value, (bool, int, float, str, type(None))):
+            return node.body if node.test.value else node.orelse
+        return node
 
     def _rewritten(self, old, new):
         if new is not old:
