@@ -432,6 +432,34 @@ class Oracle:
                     return True
         return False
 
+    def singular_point(self, gradient, args, j, fd, eps=1e-7):
+        """Whether the gradient just beside `args` (arg j moved by +-eps
+        as a whole) agrees with the differences at `args` where the
+        gradient at `args` does not: an integer argument can sit exactly
+        on an elementwise condition (``np.where(v > 0, ...)`` at v = 0,
+        ``np.maximum`` at a tie) that no line of the program reveals, and
+        the gradient there is that of the branch taken at that one point.
+        The gradient at `args` must equal the one at the same point given
+        as floats: a fault of integer arguments is still found."""
+        a64 = [to64(a) for a in args]
+        try:  # the same point as floats: a fault of int arguments is not excused
+            at_point = as_tuple(gradient(*args), self.n)[j]
+            as_floats = as_tuple(gradient(*a64), self.n)[j]
+        except Exception:  # noqa: BLE001
+            return False
+        if not allclose(at_point, as_floats, 1e-9, 1e-12 * magnitude(at_point)):
+            return False
+        for step in (eps, -eps):
+            moved = list(a64)
+            moved[j] = tmap(lambda v: v + step, a64[j])
+            try:
+                beside = as_tuple(gradient(*moved), self.n)[j]
+            except Exception:  # noqa: BLE001 - no gradient beside: not this case
+                return False
+            if not allclose(beside, fd, 1e-4, 1e-5 * magnitude(fd)):
+                return False
+        return True
+
     def agrees_with_fd(self, got, fd, args, j):
         """Whether gradient `got` matches central differences `fd` of f
         w.r.t. args[j], or, failing that, the precise differences."""
@@ -495,7 +523,8 @@ class Oracle:
                 for j in range(n):
                     if self.agrees_with_fd(grads[j], fds[j], args, j):
                         continue
-                    if self.on_branch_boundary(args, j):
+                    if self.on_branch_boundary(args, j) or \
+                            self.singular_point(general, args, j, fds[j]):
                         boundary = True  # like a kink: try another point
                         break
                     self.wrong("grad", "gradient != finite differences for arg %d: "

@@ -205,6 +205,23 @@ def test_oracle_sees_a_point_on_a_branch_condition():
     assert fo._lines_run(_branch_at_zero, [1e-6]) == fo._lines_run(_branch_at_zero, [-1e-6])
 
 
+def test_oracle_sees_an_integer_point_on_an_elementwise_condition():
+    # seed 90182: x0 = 0 sits on ``np.where(v0 > 0, (-v0) ** 2, x0)`` with
+    # v0 = (sin(x0) x0 + x0) ** 2, which is 0 there and positive on both
+    # sides: no line tells, but the gradient beside the point agrees with
+    # the differences and the one at it (the branch taken there) does not
+    prog = fp.generate(90182)
+    assert fo.run_program(prog, ["grad"], timeout=60).kind == "pass"
+
+
+def test_oracle_still_reports_a_fault_of_integer_arguments(monkeypatch):
+    # the same program, with a gradient that is wrong for ints only
+    def int_fault(g):
+        return lambda *a: g(*a) * (1.001 if any(type(v) is int for v in a) else 1.0)
+    _planted(monkeypatch, int_fault)
+    assert fo.run_program(fp.generate(90182), ["grad"], timeout=60).kind == "wrong"
+
+
 # ---- minimal reproducers of bugs the fuzzer found ----
 
 def _sum_of_mixed_list(x):
