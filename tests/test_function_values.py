@@ -129,6 +129,12 @@ def test_a_passed_function_specializes_the_pullback():
     assert "bv = bt * np.cos(v)" in source
 
 
+def test_an_item_of_a_tuple_of_functions_is_the_function_itself():
+    source = tad.show_source(tad.grad(fv.aliased_function))
+    assert "np.sin(" in source and "pullback_smooth" in source
+    assert "call_value" not in source  # not a call of a value known when it runs
+
+
 def test_a_loop_over_functions_is_unrolled_into_readable_calls():
     source = tad.show_source(tad.grad(fv.loop_over_functions))
     assert "np.sin(w)" in source and "np.cos(w)" in source

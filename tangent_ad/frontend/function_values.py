@@ -21,10 +21,8 @@ A derivative made in the function, ``tad.grad(inner)(x)``, is made when
 transforming and called by a name (``transforms_in_code``).
 
 A loop over a global or captured list of objects of several classes (a
-network's layers, ``for layer in layer_specs: h = layer.forward(h)``) is
-unrolled over ``layer_specs[0]``, ``layer_specs[1]``, ...: which method
-runs depends on the item. An assert, run first, refuses the derivative if
-the list's length or classes have changed since.
+network's layers) is unrolled over its items too, with a check run first
+(``object_loops.py``).
 
 Another sequence that is not written in the code (built in a loop, returned
 by a call, passed in as an argument) is not known here; calls through its
@@ -34,12 +32,9 @@ import copy
 
 import gast
 
-from tangent_ad.frontend import closures, generated, transforms_in_code
+from tangent_ad.frontend import closures, generated, object_loops, transforms_in_code
 from tangent_ad.frontend.static_scope import StaticScope, loads
 from tangent_ad.nodes import located, walk
-from tangent_ad.runtime import objects
-
-MAX_UNROLLED = 64  # items of a loop over objects of several classes
 
 
 def run(tree, ctx):
@@ -295,46 +290,17 @@ class _Unroller(gast.NodeTransformer):
         is known and useful (some item is a function); else None."""
         items = static_items(iterable, self.scope)
         if items is None:
-            items = self._mixed_objects(iterable)
+            found = object_loops.mixed_objects(iterable, self.scope, self.ctx)
+            items = None
+            if found is not None:
+                items, check = found
+                self.checks.append(check)
         elif not any(_holds_function(i, self.scope) for i in items):
             return None
         if not items:
             return None
         plan = [_bindings(target, item) for item in items]
         return None if any(b is None for b in plan) else plan
-
-    def _mixed_objects(self, iterable):
-        """``layers[0]``, ``layers[1]``, ... for a global or captured list or
-        tuple `layers` of objects of more than one class (a network's
-        layers: which method a call runs depends on the item), with a
-        check that the list still has those items' classes when the
-        derivative runs; None for anything else."""
-        if not isinstance(iterable, gast.Name) or self.scope.is_local(iterable.id):
-            return None
-        value = self.scope.value(iterable)
-        if not isinstance(value, (list, tuple)) or not 1 < len(value) <= MAX_UNROLLED or \
-                not all(objects.is_object(v) for v in value) or \
-                len({type(v) for v in value}) < 2 or \
-                not all(self.scope.is_builtin(_name(b), f) for b, f in (("len", len), ("type", type))):
-            return None
-        helpers = self.ctx.facts.setdefault("helpers", {})
-        parts = [gast.Compare(left=_call("len", iterable), ops=[gast.Eq()],
-                              comparators=[gast.Constant(value=len(value), kind=None)])]
-        for i, item in enumerate(value):
-            cls = type(item)
-            label = cls.__name__
-            if self.scope.value(_name(label)) is not cls:
-                label = next((k for k, v in helpers.items() if v is cls), None) or \
-                    self.scope.fresh(label)
-                helpers[label] = cls
-            parts.append(gast.Compare(left=_call("type", _item(iterable, i)), ops=[gast.Eq()],
-                                      comparators=[_name(label)]))
-        message = (f"the derivative unrolled the loop over {iterable.id} for its "
-                   f"{len(value)} items of these classes: transform the function again")
-        self.checks.append(located(gast.Assert(
-            test=gast.BoolOp(op=gast.And(), values=parts),
-            msg=gast.Constant(value=message, kind=None)), iterable))
-        return [_item(iterable, i) for i in range(len(value))]
 
     def visit_For(self, node):
         plan = self._plan(node.target, node.iter)
@@ -387,19 +353,6 @@ class _Unroller(gast.NodeTransformer):
         keys = [_Bind(b, node).visit(copy.deepcopy(node.key)) for b in plan]
         values = [_Bind(b, node).visit(copy.deepcopy(node.value)) for b in plan]
         return gast.copy_location(gast.Dict(keys=keys, values=values), node)
-
-
-def _name(identifier):
-    return gast.Name(id=identifier, ctx=gast.Load(), annotation=None, type_comment=None)
-
-
-def _call(builtin, node):
-    return gast.Call(func=_name(builtin), args=[copy.deepcopy(node)], keywords=[])
-
-
-def _item(node, i):
-    return gast.Subscript(value=copy.deepcopy(node), slice=gast.Constant(value=i, kind=None),
-                          ctx=gast.Load())
 
 
 def bind(bindings, node, where):
