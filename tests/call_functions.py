@@ -141,6 +141,16 @@ def shifted_product(x, w):
     return np.sum(np.sin(x) * w)
 
 
+@shifted
+def shifted_energy(x, scale=1.0, mode="sin"):
+    """Defaults behind a forwarding wrapper, filled by keyword in calls."""
+    return np.sum((np.sin(x) if mode == "sin" else np.cos(x)) * scale)
+
+
+def calls_with_keywords_through_a_wrapper(x, w):
+    return shifted_energy(x * w, scale=2.0) + shifted_energy(w, mode="cos") + shifted_energy(x)
+
+
 @register
 def registered_cube(x):
     return np.sum(x ** 3)
@@ -195,6 +205,8 @@ CASES = {
     "decorated_scaled_too": (scaled_sine, lambda r: (r.normal(size=3),), (0,)),
     "decorated_forwarding": (shifted_product, lambda r: (r.normal(size=3), r.normal(size=3)),
                              (0, 1)),
+    "decorated_keywords": (calls_with_keywords_through_a_wrapper,
+                           lambda r: (r.normal(size=3), r.normal(size=3)), (0, 1)),
     "decorated_registration": (registered_cube, lambda r: (r.normal(size=3),), (0,)),
     "calls_decorated": (calls_decorated, lambda r: (r.normal(size=3), r.normal(size=3)), (0, 1)),
     "empty_kwargs_passed_on": (calls_symmetrized,

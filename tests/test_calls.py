@@ -177,3 +177,14 @@ def test_empty_kwargs_passed_on_in_forward_mode_and_hvp():
     expected = (g(x + h * t, 1.5) - g(x - h * t, 1.5)) / (2 * h)
     np.testing.assert_allclose(tad.hvp(calls_symmetrized)(x, 1.5, t), expected,
                                rtol=1e-5, atol=1e-8)
+
+
+def test_keywords_through_a_forwarding_wrapper_in_every_mode():
+    """``@shifted`` forwards ``*args, **kwargs`` to a function with literal
+    defaults, called with keywords: the wrapper takes the function's own
+    parameters and defaults (frontend/wrappers.py)."""
+    from call_functions import calls_with_keywords_through_a_wrapper
+    from corpus import check_all_modes
+    rng = np.random.default_rng(5)
+    check_all_modes(calls_with_keywords_through_a_wrapper,
+                    (rng.normal(size=3), rng.normal(size=3)), wrt=(0, 1))

@@ -6,8 +6,9 @@ wrappers forward whatever they get, ``def wrapper(*args, **kwargs): ...
 fn(*args, **kwargs) ...``, and the transform does not take ``*args``
 parameters. When every use of ``args`` and ``kwargs`` is such a forwarding
 call, the wrapper is rewritten with the wrapped function's parameters
-(``def wrapper(x, y): ... fn(x, y) ...``), which means the same for every
-call that the wrapped function accepts. Any other use (``args[0]``,
+(``def wrapper(x, y, scale=1.0): ... fn(x, y, scale) ...``, its literal
+defaults too), which means the same for every call that the wrapped
+function accepts. Any other use (``args[0]``,
 ``len(args)``, ``kwargs.get(...)``) is refused, naming the wrapper's line.
 """
 import inspect
@@ -24,11 +25,12 @@ def specialize(node, func, info):
         return node
     star = args.vararg.id if args.vararg else None
     stars = args.kwarg.id if args.kwarg else None
-    params = _plain_parameters(func.__wrapped__)
+    found = _plain_parameters(func.__wrapped__)
     used = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
-    if params is None or args.args or args.kwonlyargs or args.posonlyargs \
-            or used & set(params):
+    if found is None or args.args or args.kwonlyargs or args.posonlyargs \
+            or used & set(found[0]):
         _refuse(node, func, info)
+    params, defaults = found
     for call in gast.walk(node):
         if isinstance(call, gast.Call) and _forwards(call, star, stars):
             call.args = [_name(p) for p in params]
@@ -38,22 +40,30 @@ def specialize(node, func, info):
             _refuse(node, func, info)  # a use that is not a forwarding call
     node.args = gast.arguments(args=[_name(p, gast.Param()) for p in params],
                                posonlyargs=[], vararg=None, kwonlyargs=[],
-                               kw_defaults=[], kwarg=None, defaults=[])
+                               kw_defaults=[], kwarg=None, defaults=defaults)
     return node
 
 
 def _plain_parameters(wrapped):
-    """The wrapped function's parameter names, when all are plain positional
-    ones without defaults; else None."""
+    """``(names, defaults)`` of the wrapped function's parameters, when all
+    are plain positional ones and their defaults are literals (``scale=1.0``,
+    ``mode="full"``, ``None``: written as such in the wrapper, so that a
+    call that leaves one out passes the same value on); else None."""
     try:
         signature = inspect.signature(wrapped)
     except (TypeError, ValueError):
         return None
     params = list(signature.parameters.values())
-    if any(p.kind is not p.POSITIONAL_OR_KEYWORD or p.default is not p.empty
-           for p in params):
+    if any(p.kind is not p.POSITIONAL_OR_KEYWORD for p in params):
         return None
-    return [p.name for p in params]
+    defaults = [p.default for p in params if p.default is not p.empty]
+    if not all(_literal(d) for d in defaults):
+        return None
+    return [p.name for p in params], [gast.Constant(value=d, kind=None) for d in defaults]
+
+
+def _literal(value):
+    return value is None or type(value) in (bool, int, float, complex, str)
 
 
 def _forwards(call, star, stars):
@@ -79,7 +89,8 @@ def _refuse(node, func, info):
     raise UnsupportedSyntaxError(
         f"{func.__qualname__} is the wrapper '{node.name}' that a decorator put "
         "around it, with *args or **kwargs parameters used other than to pass "
-        "them on (or the wrapped function has defaults or special parameters); "
+        "them on (or the wrapped function has special parameters or defaults that are "
+        "not literals); "
         "the decorator's code runs when it is called, so it cannot be skipped",
         hint=f"give the wrapper {inner}'s parameters (def {node.name}(x): ... "
              f"{inner}(x) ...), or differentiate {inner}.__wrapped__ if the "
