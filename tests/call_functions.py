@@ -164,6 +164,24 @@ def calls_two_decorated(x, w):
     return scaled_square(x * w) + shifted_product(x, w)
 
 
+def _passing_on(fn):
+    """A closure that passes *args and **kwargs on, changing the value
+    (not a functools.wraps wrapper: a function of its own)."""
+    def passed(*args, **kwargs):
+        return fn(*args, **kwargs) * 2.0
+    return passed
+
+
+_doubled_energy = _passing_on(shifted_energy.__wrapped__)
+
+
+def keywords_into_kwargs(x, w):
+    """Calls that fill a callee's **kwargs with keywords, one of them
+    differentiated: a pullback per set of keyword names."""
+    return _doubled_energy(x, scale=w[0] * 3.0) + _doubled_energy(x * w, mode="cos") + \
+        _doubled_energy(w)
+
+
 def symmetrizing(fn, argnum):
     """autograd's test helper: a closure that takes *args and **kwargs,
     changes one argument and passes the rest on (kwargs empty here)."""
@@ -207,6 +225,8 @@ CASES = {
                              (0, 1)),
     "decorated_keywords": (calls_with_keywords_through_a_wrapper,
                            lambda r: (r.normal(size=3), r.normal(size=3)), (0, 1)),
+    "keywords_into_kwargs": (keywords_into_kwargs,
+                             lambda r: (r.normal(size=3), r.normal(size=3)), (0, 1)),
     "decorated_registration": (registered_cube, lambda r: (r.normal(size=3),), (0,)),
     "calls_decorated": (calls_decorated, lambda r: (r.normal(size=3), r.normal(size=3)), (0, 1)),
     "empty_kwargs_passed_on": (calls_symmetrized,

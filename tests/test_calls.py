@@ -179,12 +179,23 @@ def test_empty_kwargs_passed_on_in_forward_mode_and_hvp():
                                rtol=1e-5, atol=1e-8)
 
 
-def test_keywords_through_a_forwarding_wrapper_in_every_mode():
+@pytest.mark.parametrize("name", ["calls_with_keywords_through_a_wrapper",
+                                  "keywords_into_kwargs"])
+def test_keywords_into_kwargs_in_every_mode(name):
     """``@shifted`` forwards ``*args, **kwargs`` to a function with literal
     defaults, called with keywords: the wrapper takes the function's own
-    parameters and defaults (frontend/wrappers.py)."""
-    from call_functions import calls_with_keywords_through_a_wrapper
+    parameters and defaults (frontend/wrappers.py). A closure that passes
+    them on gets a pullback per set of keyword names, one parameter each
+    (frontend/signatures.py)."""
+    import call_functions
     from corpus import check_all_modes
     rng = np.random.default_rng(5)
-    check_all_modes(calls_with_keywords_through_a_wrapper,
-                    (rng.normal(size=3), rng.normal(size=3)), wrt=(0, 1))
+    check_all_modes(getattr(call_functions, name), (rng.normal(size=3), rng.normal(size=3)),
+                    wrt=(0, 1))
+
+
+def test_a_pullback_is_made_per_set_of_keyword_names():
+    from call_functions import keywords_into_kwargs
+    source = tad.show_source(tad.grad(keywords_into_kwargs, wrt=(0, 1)))
+    assert "def pullback_passed_dargs_scale_with_scale(args=(), scale=None):" in source
+    assert "def pullback_passed_dargs_with_mode(args=(), mode=None):" in source

@@ -55,7 +55,7 @@ def rewrite_calls(body, ctx, active):
         if not wanted:
             continue
         wrt = tuple(p for p, _ in wanted)
-        statics = _static_functions(bound, ctx)
+        statics = _static_functions(bound, ctx) + keyword_statics(func, value)
         back = ctx.namer.fresh("back_" + target)
         pullback = gast.Call(
             func=name(pullback_name(ctx.calls, source.called(func), wrt,
@@ -111,7 +111,8 @@ def static_label(statics):
     """``_with_sin_cube``: the part of a generated name that says which
     functions the parameters are bound to."""
     labels = ["".join(c if c.isalnum() else "_" for c in getattr(f, "__name__", "fn"))
-              for _, f in statics]
+              for _, f in statics if not isinstance(f, tuple)]
+    labels += ["_".join(f) for _, f in statics if isinstance(f, tuple)]  # keywords' names
     return "_with_" + "_".join(labels)
 
 
@@ -168,16 +169,27 @@ def _bind(func, call, where):
     except TypeError as exc:
         raise UnsupportedSyntaxError(f"bad call to {func.__qualname__}: {exc}",
                                      **where) from None
-    if kwargs and bound.arguments.get(kwargs[0]):
-        raise UnsupportedSyntaxError(
-            f"this call passes {', '.join(sorted(bound.arguments[kwargs[0]]))} to the "
-            f"**{kwargs[0]} parameter of {func.__qualname__}, which is not supported",
-            hint=f"give {func.__qualname__} a parameter of that name", **where)
     items = [(p, a) for p, a in bound.arguments.items() if p not in kwargs]
     if packed is not None:
         items = [(p, a) for p, a in items if p != variadic[0].name] + \
             [(variadic[0].name, packed)]
-    return items
+    # keywords into **kwargs: parameters of their own in the callee's
+    # pullback, which is made for these names (keyword_statics)
+    return items + sorted(bound.arguments.get(kwargs[0], {}).items() if kwargs else [])
+
+
+def keyword_statics(func, call):
+    """``(("**kwargs", names),)`` for a call that passes the keywords
+    `names` into the ``**kwargs`` of user function `func`, else ``()``: a
+    pullback is made per set of names, with one parameter for each
+    (``frontend/signatures.py``)."""
+    params = source.signature(func).parameters.values()
+    kwargs = next((p.name for p in params if p.kind is p.VAR_KEYWORD), None)
+    if kwargs is None:
+        return ()
+    named = {p.name for p in params if p.kind is not p.VAR_KEYWORD}
+    names = tuple(sorted(k.arg for k in call.keywords if k.arg is not None and k.arg not in named))
+    return ((f"**{kwargs}", names),) if names else ()
 
 
 def plain_arguments(func, call):

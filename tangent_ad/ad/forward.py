@@ -336,7 +336,7 @@ class _Forward:
         wanted = [(p, a) for p, a in bound if self.tangent_of(a)]
         if not wanted and not returns_closure(func):
             return [stmt, self.zeros(target)]  # the callee's *args read it, say
-        statics = calls._static_functions(bound, self.ctx)
+        statics = calls._static_functions(bound, self.ctx) + calls.keyword_statics(func, value)
         key = register(self.ctx.calls, func, tuple(p for p, _ in wanted), statics)
         given = dict(bound)
         arguments = []
@@ -345,8 +345,8 @@ class _Forward:
                 arguments.append(given[param.name])
             elif param.kind is param.VAR_POSITIONAL:  # no items for *args
                 arguments.append(gast.Tuple(elts=[], ctx=gast.Load()))
-            elif param.kind is param.VAR_KEYWORD:  # empty, and gone (signatures.py)
-                continue
+            elif param.kind is param.VAR_KEYWORD:  # its keywords, by name (signatures.py)
+                arguments.extend(given[k] for k in dict(statics).get(f"**{param.name}", ()))
             else:
                 arguments.append(self.default(func, param))
         arguments += [name(self.tangent_of(a)) for _, a in wanted]

@@ -10,10 +10,12 @@ parameters can take the form the later stages know:
   each item as for any tuple;
 * ``def g(a, *, k=2.0)`` -> ``def g(a, k=2.0)``: the caller passes ``k``
   by keyword, as written, or every parameter in order (forward mode);
-* ``def g(*args, **kwargs): ... f(*args, **kwargs)``: a call passes no
-  keyword into ``**kwargs`` (``ad/calls.py`` refuses one that does), so
-  ``kwargs`` is empty: the parameter goes, and so does each ``**kwargs``
-  that passes it on. Any other use of it is refused.
+* ``def g(*args, **kwargs): ... f(*args, **kwargs)``: the pullback is
+  made for the keywords a call passes into ``**kwargs`` (``ad/calls.py``:
+  ``keyword_statics``), each a keyword-only parameter of its own (default
+  None: the caller always passes it), and each ``**kwargs`` that passes
+  it on becomes those keywords; with none, the parameter goes. Any other
+  use of it is refused.
 
 The requested function itself keeps its signature: the user calls its
 derivative with the arguments of the function, and a ``*args`` or
@@ -32,7 +34,7 @@ def run(tree, ctx):
         return tree
     args = tree.args
     if args.kwarg is not None:
-        _drop_empty_kwargs(tree, ctx)
+        _explicit_kwargs(tree, ctx, ctx.static_args.get(f"**{args.kwarg.id}", ()))
     if args.vararg is None and not args.kwonlyargs:
         return tree
     defaults = [None] * (len(args.args) - len(args.defaults)) + list(args.defaults)
@@ -57,19 +59,35 @@ def run(tree, ctx):
     return tree
 
 
-def _drop_empty_kwargs(tree, ctx):
-    """Remove the ``**kwargs`` parameter of `tree` (empty in every call of
-    a generated caller) and the ``**kwargs`` that pass it on."""
+def _explicit_kwargs(tree, ctx, names):
+    """Replace the ``**kwargs`` parameter of `tree` by one keyword-only
+    parameter per name the generated caller passes into it (`names`, none
+    for most calls), and each ``**kwargs`` that passes it on by those
+    keywords (``f(x, **kwargs)`` -> ``f(x, allow_singular=allow_singular)``)."""
     kwargs = tree.args.kwarg.id
+    taken = {a.id for a in tree.args.args + tree.args.kwonlyargs} | (
+        {tree.args.vararg.id} if tree.args.vararg else set())
+    if set(names) & taken:
+        raise UnsupportedSyntaxError(
+            f"a call passes {', '.join(sorted(set(names) & taken))} to **{kwargs} of "
+            f"{tree.name}, which has a parameter of that name", **ctx.where(tree))
     for node in gast.walk(tree):
-        if isinstance(node, gast.Call):
+        if isinstance(node, gast.Call) and any(
+                k.arg is None and isinstance(k.value, gast.Name) and k.value.id == kwargs
+                for k in node.keywords):
             node.keywords = [k for k in node.keywords
                              if not (k.arg is None and isinstance(k.value, gast.Name)
-                                     and k.value.id == kwargs)]
+                                     and k.value.id == kwargs)] + [
+                gast.keyword(arg=n, value=gast.Name(id=n, ctx=gast.Load(), annotation=None,
+                                                    type_comment=None)) for n in names]
     for node in (n for stmt in tree.body for n in gast.walk(stmt)):
         if isinstance(node, gast.Name) and node.id == kwargs:
             raise UnsupportedSyntaxError(
                 f"{tree.name} uses its **{kwargs} parameter other than to pass it on "
                 f"(f(..., **{kwargs})), which is not supported",
                 hint="list the keyword parameters explicitly", **ctx.where(node))
+    tree.args.kwonlyargs = list(tree.args.kwonlyargs) + [
+        gast.Name(id=n, ctx=gast.Param(), annotation=None, type_comment=None) for n in names]
+    tree.args.kw_defaults = list(tree.args.kw_defaults) + [
+        gast.Constant(value=None, kind=None) for _ in names]
     tree.args.kwarg = None

@@ -3,7 +3,8 @@
 ``h(x, y)``, ``make(c)(x)``, ``fs[i](x)`` or ``rs.randn(3)`` of a local
 value: the function called is a value the transformer cannot see, so the
 call becomes ``call_value(h, (x, y))`` (keywords: ``call_value(h, (x,
-0), ("axis",))``), whose rules make the value's vjp or jvp when the
+0), ("axis",))``; ``h(*xs, k=v)``: ``call_value(h, tuple(xs) + (v,),
+("k",))``), whose rules make the value's vjp or jvp when the
 derivative runs (``runtime/function_values.py``, templates/function_values.py).
 
 A function defined in the differentiated function that reads its
@@ -30,8 +31,7 @@ def rewrite(node, ctx, held):
                  "and pass what it reads as arguments",
             **ctx.where(node))
     starred = [a for a in node.args if isinstance(a, gast.Starred)]
-    if any(k.arg is None for k in node.keywords) or starred and (
-            len(node.args) > 1 or node.keywords):
+    if any(k.arg is None for k in node.keywords) or starred and len(node.args) > 1:
         raise UnsupportedSyntaxError(
             "a function known only when the code runs takes its arguments one by "
             "one here (or as one *tuple alone)",
@@ -39,12 +39,15 @@ def rewrite(node, ctx, held):
                  "function by its name", **ctx.where(node))
     callee = node.func
     values = gast.Tuple(elts=node.args + [k.value for k in node.keywords], ctx=gast.Load())
-    if starred:  # h(*shape): the tuple as it is
+    if starred:  # h(*shape): the tuple as it is, then the keywords' values
         values = gast.Call(func=gast.Name(id="tuple", ctx=gast.Load(), annotation=None,
                                           type_comment=None),
                            args=[starred[0].value], keywords=[])
         ctx.namespace["tuple"] = tuple
         ctx.resolved[values] = ctx.resolved[values.func] = tuple
+        if node.keywords:
+            values = gast.BinOp(left=values, op=gast.Add(), right=gast.Tuple(
+                elts=[k.value for k in node.keywords], ctx=gast.Load()))
     names = [gast.Constant(value=k.arg, kind=None) for k in node.keywords]
     node.func = gast.Name(id="call_value", ctx=gast.Load(), annotation=None,
                           type_comment=None)
