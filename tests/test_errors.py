@@ -61,13 +61,6 @@ UNSUPPORTED = [
             g = h = lambda t: t * 2.0
             return g(x) + h(x)
         """, "g = h = lambda t: t * 2.0"),
-    ("a keyword passed into a callee's **kwargs", """
-        def helper(y, **options):
-            return y * 2
-
-        def f(x):
-            return np.sum(helper(x, scale=2.0))
-        """, "return np.sum(helper(x, scale=2.0))"),
     ("a callee's **kwargs read other than to pass it on", """
         def helper(y, **options):
             return y * len(options)

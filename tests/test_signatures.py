@@ -51,14 +51,27 @@ def calls_kwargs(w):
     return np.sum(takes_kwargs(w, scale=2.0))
 
 
+def reads_kwargs(a, **options):
+    return a * len(options)
+
+
+def calls_reads_kwargs(w):
+    return np.sum(reads_kwargs(w, scale=2.0))
+
+
 @pytest.mark.parametrize("func, message", [
     (calls_kwonly_after_default, "keyword-only parameter 'c'"),
-    (calls_kwargs, r"\*\*"),
+    (calls_reads_kwargs, r"\*\*options parameter other than to pass it on"),
 ])
 def test_refused_with_the_line_and_a_hint(func, message):
     with pytest.raises(tad.UnsupportedSyntaxError, match=message) as info:
         tad.grad(func)
     assert info.value.lineno is not None and info.value.hint
+
+
+def test_a_keyword_into_an_unused_kwargs_is_taken_and_left():
+    w = np.array([0.5, -1.0])
+    np.testing.assert_allclose(tad.grad(calls_kwargs)(w), [2.0, 2.0])
 
 
 def test_the_differentiated_function_itself_may_take_star_args_and_keyword_only():
