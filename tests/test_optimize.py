@@ -18,7 +18,7 @@ import pytest
 import tangent_ad as tad
 from corpus import check_all_modes
 from tangent_ad import emit, runtime
-from tangent_ad.optimize import dce, fixed_point, kinds, simplify, specialize, staging
+from tangent_ad.optimize import dce, fixed_point, kind_values, kinds, simplify, specialize, staging
 from tangent_ad.optimize.kinds import Kind, Kinds, kind_of
 from tangent_ad.testing import check_grads
 
@@ -400,8 +400,9 @@ def test_specialize(name):
 F64, F32 = np.dtype(np.float64), np.dtype(np.float32)
 
 
-def test_doctests():
-    failures, tried = doctest.testmod(kinds, optionflags=doctest.NORMALIZE_WHITESPACE)
+@pytest.mark.parametrize("module", [kinds, kind_values], ids=lambda m: m.__name__)
+def test_doctests(module):
+    failures, tried = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert tried > 0 and failures == 0
 
 
