@@ -288,19 +288,20 @@ class _Unroller(gast.NodeTransformer):
     def _plan(self, target, iterable):
         """[{variable: expression}] per item, when unrolling over `iterable`
         is known and useful (some item is a function); else None."""
-        items = static_items(iterable, self.scope)
+        items, check = static_items(iterable, self.scope), None
         if items is None:
-            found = object_loops.mixed_objects(iterable, self.scope, self.ctx)
-            items = None
-            if found is not None:
-                items, check = found
-                self.checks.append(check)
+            items, check = object_loops.mixed_objects(iterable, self.scope, self.ctx) or \
+                (None, None)
         elif not any(_holds_function(i, self.scope) for i in items):
             return None
         if not items:
             return None
         plan = [_bindings(target, item) for item in items]
-        return None if any(b is None for b in plan) else plan
+        if any(b is None for b in plan):
+            return None
+        if check is not None:
+            self.checks.append(check)
+        return plan
 
     def visit_For(self, node):
         plan = self._plan(node.target, node.iter)

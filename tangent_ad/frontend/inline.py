@@ -21,8 +21,8 @@ functions whose body is straight statements ending with one ``return``
 and that are not recursive; any other call stays a call (and is refused
 where it cannot be differentiated). A global the callee reads that the
 caller's names do not denote (the callee is of another module, or a
-variable of the caller hides the name) is bound to the callee's value
-through its module (``layers.act``), bound under a fresh name in
+variable of the caller hides the name) is read through the callee's
+module (``layers.act``), the module bound under a fresh name in
 ``ctx.facts["helpers"]``.
 """
 import builtins
@@ -207,13 +207,13 @@ class _Inliner:
         return result
 
     def globals_read(self, func, free):
-        """Renames of the globals the callee reads that the caller's
-        names do not denote (the callee is of another module, or a
-        variable of the caller hides one): each is read through the
-        callee's module, bound under a fresh name in
-        ``ctx.facts["helpers"]`` (``layers.act``, read when the derivative
-        runs, as any attribute of a module is); a builtin is bound itself.
-        None when the callee reads a name it does not have."""
+        """What to write for the globals the callee reads that the
+        caller's names do not denote (the callee is of another module, or
+        a variable of the caller hides one): ``layers.act``, the callee's
+        module bound under a fresh name in ``ctx.facts["helpers"]`` (read
+        when the derivative runs, as any attribute of a module is); a
+        builtin is bound itself. None when the callee reads a name it
+        does not have."""
         renames = {}
         helpers = self.ctx.facts.setdefault("helpers", {})
         module = sys.modules.get(func.__module__)
@@ -232,7 +232,8 @@ class _Inliner:
             if alias is None:
                 alias = self.scope.fresh(holder.__name__.rpartition(".")[2])
                 helpers[alias] = holder
-            renames[identifier] = alias if holder is value else (alias, identifier)
+            renames[identifier] = _load(alias) if holder is value else \
+                gast.Attribute(value=_load(alias), attr=identifier, ctx=gast.Load())
         return renames
 
     def passes_closure(self, call):
@@ -351,11 +352,8 @@ class _Rename(gast.NodeTransformer):
 
     def visit_Name(self, node):
         new = self.renames.get(node.id)
-        if isinstance(new, gast.expr):  # a known function passed in
+        if isinstance(new, gast.expr):  # a known function passed in, a global of the callee's
             return gast.copy_location(copy.deepcopy(new), node)
-        if isinstance(new, tuple):  # a global read through its module
-            return gast.copy_location(gast.Attribute(value=_load(new[0]), attr=new[1],
-                                                     ctx=node.ctx), node)
         if new is not None:
             node.id = new
         return node

@@ -86,9 +86,8 @@ def run(tree, ctx):
 def _spread_of_unknown_length(node, func):
     """Whether `node` is ``fun(*xs)`` (or ``fun(*xs, k=v)``) of a function
     with a default parameter and fixed ones only, with `xs` not written in
-    the call: how
-    many parameters it fills is known when the code runs, so the call is
-    made as a function value's (``call_value(fun, tuple(xs))``)."""
+    the call: how many parameters it fills is known when the code runs, so
+    the call is made as a function value's (``call_value(fun, tuple(xs))``)."""
     if len(node.args) != 1 or not isinstance(node.args[0], gast.Starred) or \
             any(k.arg is None for k in node.keywords) or \
             isinstance(node.args[0].value, (gast.Tuple, gast.List)) or not callable(func) or \

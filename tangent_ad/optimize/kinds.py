@@ -115,16 +115,15 @@ class Kinds:
     def _reduce_along(self, func, arg, keywords):
         """``np.sum(x, axis=1, keepdims=True)`` and the other reductions
         with constant ``axis`` and ``keepdims`` keywords."""
-        options = {k.arg: k.value for k in keywords}
-        if set(options) - {"axis", "keepdims"} or not all(
-                _constant_axis(v) for v in options.values()):
+        options = {"axis": (None,), "keepdims": (False,)}
+        for k in keywords:
+            options[k.arg] = _constant_axis(k.value) if k.arg in options else None
+        if None in options.values():
             return None
         kind = self.of(arg)
         if kind in (None, BOTTOM) or kind.box != "array":
             return None if kind != BOTTOM else kind
-        axis = _constant_axis(options.get("axis", gast.Constant(value=None, kind=None)))[0]
-        keepdims = _constant_axis(options.get("keepdims", gast.Constant(value=False,
-                                                                        kind=None)))[0]
+        (axis,), (keepdims,) = options["axis"], options["keepdims"]
         if type(keepdims) is not bool:
             return None
         rank = len(kind.shape)
