@@ -151,7 +151,7 @@ def expansion(record, result_adjoint):
 def _bind(func, call, where):
     """[(parameter, argument atom)] of a call to a user function. The
     items a call passes to ``*args`` arrive packed, ``g(a, *t)``
-    (``desugar.call_arguments``): the parameter is bound to the tuple `t`,
+    (``call_arguments.py``): the parameter is bound to the tuple `t`,
     which the callee takes as a plain parameter (``frontend/signatures.py``)."""
     signature = source.signature(func)
     params = list(signature.parameters.values())

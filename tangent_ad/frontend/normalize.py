@@ -28,6 +28,7 @@ import numpy as np
 from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.naming import Namer
 from tangent_ad.frontend import generated
+from tangent_ad.frontend.call_arguments import CallArguments
 from tangent_ad.frontend.desugar import Desugar, has_break
 from tangent_ad.frontend.methods import ATTRIBUTES, PACKED_ARGUMENTS, numpy_path
 from tangent_ad.frontend.numpy_forms import index_items, index_trick, refuse_in_place
@@ -90,7 +91,7 @@ class _PassCaptures(gast.NodeTransformer):
         return node
 
 
-class _Normalizer(Desugar):
+class _Normalizer(Desugar, CallArguments):
     def __init__(self, ctx, mutable, stack=False):
         self.ctx = ctx
         self.mutable = mutable

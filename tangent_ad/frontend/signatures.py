@@ -5,7 +5,7 @@ forward function) that only ever the generated caller calls, so its
 parameters can take the form the later stages know:
 
 * ``def g(a, *args)`` -> ``def g(a, args=())``: the caller packs the items
-  its call passes to ``*args`` into one tuple (``desugar.call_arguments``)
+  its call passes to ``*args`` into one tuple (``call_arguments.py``)
   and passes the tuple (``ad/calls.py``), whose adjoint flows back into
   each item as for any tuple;
 * ``def g(a, *, k=2.0)`` -> ``def g(a, k=2.0)``: the caller passes ``k``
@@ -65,12 +65,6 @@ def _explicit_kwargs(tree, ctx, names):
     for most calls), and each ``**kwargs`` that passes it on by those
     keywords (``f(x, **kwargs)`` -> ``f(x, allow_singular=allow_singular)``)."""
     kwargs = tree.args.kwarg.id
-    taken = {a.id for a in tree.args.args + tree.args.kwonlyargs} | (
-        {tree.args.vararg.id} if tree.args.vararg else set())
-    if set(names) & taken:
-        raise UnsupportedSyntaxError(
-            f"a call passes {', '.join(sorted(set(names) & taken))} to **{kwargs} of "
-            f"{tree.name}, which has a parameter of that name", **ctx.where(tree))
     for node in gast.walk(tree):
         if isinstance(node, gast.Call) and any(
                 k.arg is None and isinstance(k.value, gast.Name) and k.value.id == kwargs
