@@ -4,12 +4,14 @@ when the derivative runs, in every mode and to any order; a value that
 depends on the differentiated arguments is refused at the user's line."""
 import numpy as np
 import pytest
+from scipy import integrate
 
 import tangent_ad as tad
 from corpus import check_all_modes
-from tangent_ad.testing import check_grads
+from tangent_ad.testing import check_grads, check_jvp
 
 X = np.array([0.3, -0.8, 1.1])
+d = None  # the rule notation's d[x]; never run
 
 
 def _smooth(v):
@@ -188,8 +190,91 @@ def value_without_a_derivative(x):
     return np.sum(np.vectorize(np.sin)(x))
 
 
+def _square(y):
+    return y * y
+
+
+def _cube(y):
+    return y ** 3
+
+
+def gradient_in_a_nested_def_of_its_parameter(x):
+    def through(_square, v):  # the parameter, not the global of that name
+        return tad.grad(_square)(v)
+
+    return through(_cube, x) * x
+
+
+def _step_maker(pair):
+    a, b = pair
+    return lambda w: tad.grad(lambda y: a * np.sin(y) * w)(b)
+
+
+def gradient_in_a_lambda_reading_a_nested_local(x):
+    return _step_maker((x, 2.0 * x))(x)
+
+
+def test_a_derivative_made_in_a_nested_function_reads_its_scope():
+    """``tad.grad(g)(v)`` inside a nested def or lambda names what the
+    nested scope binds: made when that function is transformed (it was
+    once made with the enclosing function's names, a wrong gradient here:
+    8.0 for 36.0)."""
+    assert tad.grad(gradient_in_a_nested_def_of_its_parameter)(2.0) == \
+        pytest.approx(36.0, rel=1e-12)
+    check_grads(gradient_in_a_nested_def_of_its_parameter,
+                tad.grad(gradient_in_a_nested_def_of_its_parameter), (0.7,))
+    value, tangent = tad.jvp(gradient_in_a_nested_def_of_its_parameter)(0.7, 1.0)
+    assert tangent == pytest.approx(9 * 0.7 ** 2, rel=1e-12)
+    func = gradient_in_a_lambda_reading_a_nested_local
+    check_grads(func, tad.grad(func), (0.6,))
+    check_jvp(func, tad.jvp(func), (0.6,))
+
+
+def _fixed_point(step, x0):
+    x = x0
+    for _ in range(40):
+        x = step(x)
+    return x
+
+
+def _fixed_point_rule(result, step, x0):
+    d[x0] = d[result] * 0.0
+
+
+def nested_def_of_known_functions_passed_to_a_rule(x, f):
+    def step(v):
+        return 0.5 * f(v)
+
+    return _fixed_point(step, x) + x
+
+
+def _calls_with_a_known_function(x):
+    return nested_def_of_known_functions_passed_to_a_rule(x, np.sin)
+
+
+def test_a_nested_function_reading_known_functions_is_passed_to_a_rule():
+    """A nested def that reads only functions its caller bound, passed to a
+    function with a rule, is passed with them bound (functools.partial):
+    the rule's function calls it as written."""
+    with tad.registry.REGISTRY.scoped():
+        tad.adjoint(_fixed_point)(_fixed_point_rule)
+        value, gradient = tad.value_and_grad(_calls_with_a_known_function)(0.3)
+        assert value == pytest.approx(_calls_with_a_known_function(0.3), rel=1e-12)
+        assert gradient == pytest.approx(1.0)
+        source = tad.show_source(tad.grad(_calls_with_a_known_function))
+        assert "functools.partial(step, f=f)" in source
+
+
+def nested_def_reading_x_passed_to_odeint(a):
+    def rhs(y, t):
+        return -a * y
+
+    return integrate.odeint(rhs, 1.0, np.array([0.0, 1.0]))[-1, 0]
+
+
 @pytest.mark.parametrize("func,args,message", [
     (closure_over_a_differentiated_value, (1.5, X), "made from the differentiated arguments"),
+    (nested_def_reading_x_passed_to_odeint, (0.5,), "rhs reads a of this function"),
     (local_lambda_as_a_value, (0.5,), "made from a function defined in this function"),
     (keywords_into_a_value, (X,), "kwargs in calls are not supported"),
     (value_without_a_derivative, (X,), "has no derivative"),

@@ -89,11 +89,7 @@ def _as_def(name, lam):
 
 
 def _lift(fdef, parent_locals, func):
-    own = {a.id for a in fdef.args.args} | {
-        n.id for n in walk(fdef) if isinstance(n, gast.Name)
-        and isinstance(n.ctx, gast.Store)}
-    free = sorted({n.id for n in walk(fdef) if isinstance(n, gast.Name)
-                   and isinstance(n.ctx, gast.Load)} & parent_locals - own)
+    free = sorted(free_names(fdef) & parent_locals)
     lifted = copy.copy(fdef)
     lifted.args = copy.copy(fdef.args)
     lifted.args.args = list(fdef.args.args) + [
@@ -101,3 +97,25 @@ def _lift(fdef, parent_locals, func):
         for v in free]
     lifted.decorator_list = []
     return LocalFunction(lifted, func, free)
+
+
+def free_names(function):
+    """The names the FunctionDef or Lambda `function` reads from outside
+    itself: those read in its body, or free in a function inside it, that
+    it does not bind (a parameter of an inner lambda shadows the
+    enclosing function's variable of the same name)."""
+    params = function.args.args + function.args.kwonlyargs + [
+        a for a in (function.args.vararg, function.args.kwarg) if a is not None]
+    body = function.body if isinstance(function.body, list) else [function.body]
+    bound = {a.id for a in params}
+    read = set()
+    for node in _walk_outside_functions(body):
+        if isinstance(node, (gast.FunctionDef, gast.Lambda)):
+            read |= free_names(node)
+            read |= {n.id for d in node.args.defaults + node.args.kw_defaults
+                     if d is not None for n in walk(d) if isinstance(n, gast.Name)}
+            if isinstance(node, gast.FunctionDef):
+                bound.add(node.name)
+        elif isinstance(node, gast.Name):
+            (read if isinstance(node.ctx, gast.Load) else bound).add(node.id)
+    return read - bound

@@ -21,10 +21,11 @@ import gast
 from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.frontend import classes, closures, generated, source, value_calls
 from tangent_ad.frontend.methods import ATTRIBUTES, METHODS
-from tangent_ad.hooks import insert_grad_code
+from tangent_ad.hooks import checkpoint, insert_grad_code
 from tangent_ad.live import LIVE_KEY, Dependencies, behind, shapes_code
 from tangent_ad.scopes import live_key
 from tangent_ad.nodes import walk
+from tangent_ad.registry import REGISTRY
 
 BINARY_OPERATORS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
@@ -100,6 +101,13 @@ def _spread_of_unknown_length(node, func):
     fixed = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
     return bool(params) and all(p.kind in fixed for p in params) and \
         any(p.default is not p.empty for p in params)
+
+
+def _from_source(func, ctx):
+    """Whether a call of `func` is differentiated from its source, where
+    a nested function passed to it is followed (ad/calls.py)."""
+    return isinstance(func, (closures.LocalFunction, checkpoint)) or \
+        inspect.isfunction(func) and not REGISTRY.has(ctx.mode, func)
 
 
 def _globals_of_lifted(fdef, resolver):
@@ -337,14 +345,19 @@ class _Resolver(gast.NodeVisitor):
                 obj = obj.__tangent_ad_function__()  # a product made on demand
             self.ctx.resolved[node.func] = obj
         self.ctx.resolved[node] = obj
+        partials = [] if _from_source(obj, self.ctx) else \
+            value_calls.pass_local_functions(node, self.ctx)
         for child in node.args + [k.value for k in node.keywords]:
-            self.visit(child)
+            for part in child.args + child.keywords if child in partials else [child]:
+                self.visit(part)
 
     def _value_call(self, node):
         """``h(x, y)`` of a function value known only when the code runs."""
+        partials = value_calls.pass_local_functions(node, self.ctx)
         value_calls.rewrite(node, self.ctx, getattr(self, "closures", ()))
         for child in node.args:
-            self.visit(child)
+            for part in child.args + child.keywords if child in partials else [child]:
+                self.visit(part)
 
     def _method_call(self, node, method):
         """``model.loss(x)`` of a global `model` as ``Model_loss(model, x)``:

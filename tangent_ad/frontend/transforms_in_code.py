@@ -51,6 +51,14 @@ class _Transforms(gast.NodeTransformer):
         self.reads = reads
         self.ctx, self.tree = ctx, tree
 
+    def visit_FunctionDef(self, node):
+        """A nested def (or lambda) reads names of its own scope, which
+        `scope` does not describe: its calls are made when it is
+        transformed itself (lifted, inlined), or when it runs."""
+        return self.generic_visit(node) if node is self.tree else node
+
+    visit_Lambda = visit_FunctionDef
+
     def visit_Call(self, node):
         self.generic_visit(node)
         maker = node.func

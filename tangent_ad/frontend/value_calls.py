@@ -12,6 +12,8 @@ variables is lifted (its captures become parameters), so it cannot be
 called as a value; `holding_local_functions` finds the names that may
 hold one, and such a call is refused at its line.
 """
+import functools
+
 import gast
 
 from tangent_ad.errors import UnsupportedSyntaxError
@@ -83,3 +85,51 @@ def _mentions(expr, held):
     """Whether `expr` reads a name in `held` or holds a Lambda node in it."""
     return any(n in held if isinstance(n, gast.Lambda) else
                isinstance(n, gast.Name) and n.id in held for n in walk(expr))
+
+
+def pass_local_functions(node, ctx):
+    """Arguments of the Call `node`, to a function not differentiated from
+    its source (one with a rule, NumPy's, a function value), that name a
+    nested function reading variables of this one: the callee calls it as
+    written, without the parameters lifting added for what it reads. One
+    that reads only functions the caller bound (``ctx.static_args``) is
+    passed with them bound, ``functools.partial(step, f=f)``; one that
+    reads other variables is refused, as a derivative through them would
+    be lost where the callee calls it. Returns the partials written (resolved
+    already)."""
+    functions = ctx.facts.get("local_functions", {})
+    written = []
+    slots = [(node.args, i) for i in range(len(node.args))] + [
+        (k, "value") for k in node.keywords]
+    for holder, key in slots:
+        arg = holder[key] if isinstance(holder, list) else getattr(holder, key)
+        lifted = functions.get(arg.id) if isinstance(arg, gast.Name) else \
+            functions.get(arg) if isinstance(arg, gast.Lambda) else None
+        if lifted is None or not lifted.free:
+            continue
+        read = [v for v in lifted.free if v not in ctx.static_args]
+        what = f"nested function {arg.id}" if isinstance(arg, gast.Name) else "lambda"
+        if read:
+            raise UnsupportedSyntaxError(
+                f"the {what} reads {', '.join(read)} of this function and "
+                "is passed to a function that calls it where tangent_ad cannot follow: "
+                "the derivative through what it reads would be lost",
+                hint=f"define the function at module level with {', '.join(read)} as "
+                     "parameters, and pass them (for scipy.integrate.odeint: args=(...))",
+                **ctx.where(node))
+        bound = gast.Call(
+            func=gast.Attribute(value=_name("functools"), attr="partial", ctx=gast.Load()),
+            args=[arg], keywords=[gast.keyword(arg=v, value=_name(v)) for v in lifted.free])
+        gast.copy_location(bound, arg)
+        ctx.namespace["functools"] = functools
+        ctx.resolved[bound] = ctx.resolved[bound.func] = functools.partial
+        if isinstance(holder, list):
+            holder[key] = bound
+        else:
+            setattr(holder, key, bound)
+        written.append(bound)
+    return written
+
+
+def _name(identifier):
+    return gast.Name(id=identifier, ctx=gast.Load(), annotation=None, type_comment=None)
