@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/transform_time.py            # the numbers
     .venv/bin/python benchmarks/transform_time.py --profile  # plus cProfile's top 25
+    .venv/bin/python benchmarks/transform_time.py --long     # the 200-line function too
 
 Three numbers, each the median of several runs:
 
@@ -15,7 +16,11 @@ Three numbers, each the median of several runs:
 
 The staging of ``optimize/staging.py`` (a copy of the derivative for the
 kinds of the arguments, written at the second call with those kinds) is
-timed too, on the same function.
+timed too, on the same function. ``--long`` adds the same two numbers
+(first transformation, staging) for ``long_function.long_model``, a
+199-line function with loops, branches and calls (issue 15: under
+300 ms), and for its first half and first quarter of blocks, to show
+how the time grows with the length.
 """
 import argparse
 import cProfile
@@ -33,6 +38,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
+import long_function  # noqa: E402
 import tangent_ad as tad  # noqa: E402
 from tangent_ad.optimize import staging  # noqa: E402
 
@@ -142,6 +148,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--profile", action="store_true",
                         help="also print cProfile's top functions of a first transformation")
+    parser.add_argument("--long", action="store_true",
+                        help="also time the 200-line function of long_function.py")
     opts = parser.parse_args(argv)
     lines = len(inspect.getsource(model).splitlines())
     tad.grad(warm_up)  # load the rule tables first
@@ -165,6 +173,25 @@ def main(argv=None):
         print(f"  {label:34s} {share * first * 1e3:6.1f} ms")
     if opts.profile:
         stats.sort_stats("cumulative").print_stats(25)
+    if opts.long:
+        print("\nthe long function, and its first blocks alone (first transformation, staging):")
+        for blocks in (3, 6, 12):
+            func = long_function.with_blocks(blocks)
+            lines = len(inspect.getsource(func).splitlines())
+            first = median_time(lambda: tad.grad(fresh_copy(func), wrt=WRT), 3)
+            stage = statistics.median(
+                _staging_of(func, np.random.default_rng(i)) for i in range(3))
+            print(f"  {blocks:2d} blocks, {lines:3d} lines: first {first * 1e3:8.1f} ms, "
+                  f"staging {stage * 1e3:8.1f} ms")
+
+
+def _staging_of(func, rng):
+    args = long_function.inputs(rng)
+    df = tad.grad(fresh_copy(func), wrt=WRT)
+    df(*args)
+    start = time.perf_counter()
+    df(*args)
+    return time.perf_counter() - start
 
 
 STAGES = [("frontend (parse ... activity)", "frontend/source.py", "parse_function"),

@@ -70,6 +70,9 @@ class _Inliner:
         self.tree = tree
         self.only_made = only_made
         self.changed = False
+        # the names of the nested defs, kept as inlining adds some
+        self.def_names = {n.name for n in closures._walk_outside_functions(tree.body)
+                          if isinstance(n, gast.FunctionDef)}
 
     def block(self, stmts):
         out = []
@@ -190,6 +193,8 @@ class _Inliner:
         for stmt in statements:
             _relocate_new(stmt, call)
         before.extend(statements + renamed[:-1])
+        self.def_names |= {n.name for n in closures._walk_outside_functions(renamed)
+                           if isinstance(n, gast.FunctionDef)}
         self.changed = True
         # the resolver records what the derivative depends on: the callee too
         self.ctx.facts.setdefault("static_reads", []).append(copy.deepcopy(call.func))
@@ -198,6 +203,7 @@ class _Inliner:
             # a def of its own, as the callee's def would be: a name bound to
             # it (``l1 = make_layer(W1)``) is then a known nested function
             label = self.scope.fresh(f"{tree.name}_result")
+            self.def_names.add(label)
             ret = gast.Return(value=result.body)
             before.append(_relocate_new(gast.FunctionDef(
                 name=label, args=result.args, body=[_relocate_new(ret, call)],
@@ -239,9 +245,13 @@ class _Inliner:
     def passes_closure(self, call):
         """Whether `call` passes a lambda or nested def that reads a
         variable of the caller (its pullback could not read it)."""
+        args = list(call.args) + [k.value for k in call.keywords]
+        if not any(isinstance(a, gast.Lambda) or
+                   isinstance(a, gast.Name) and a.id in self.def_names for a in args):
+            return False  # (walking the tree for its defs, per call, was most of inlining)
         defs = {n.name: n for n in closures._walk_outside_functions(self.tree.body)
                 if isinstance(n, gast.FunctionDef)}
-        for arg in list(call.args) + [k.value for k in call.keywords]:
+        for arg in args:
             if isinstance(arg, gast.Lambda) and self.reads_locals(arg, arg.args.args):
                 return True
             if isinstance(arg, gast.Name) and arg.id in defs and \

@@ -54,23 +54,24 @@ def _eliminate(fdef, pairs, dead_pushes, live_pops):
     pop_of = {id(push): pop for pop, pushes in pairs.items() for push in pushes}
     live_pops = set(live_pops)
     graph = cfg.build(fdef)
-    push_uses = {node: node.uses for node in graph.nodes if is_push(node.stmt)}
+    defs, uses, bit = dataflow.bit_sets(graph)
+    stack = bit.setdefault(STACK, 1 << len(bit))
+    push_uses = {node: uses[node] for node in graph.nodes if is_push(node.stmt)}
     pops = sum(isinstance(n.stmt, gast.Assign) and is_pop(n.stmt.value) for n in graph.nodes)
     # each round that does not stop adds one of the pops to `live_pops`
     for _ in rounds("dead-code elimination (saves)", pops + 2):
-        for node, uses in push_uses.items():
+        for node, read in push_uses.items():
             pop = pop_of.get(id(node.stmt))
-            node.uses = frozenset({STACK}) if pop is not None and pop not in live_pops \
-                else uses
+            uses[node] = stack if pop is not None and pop not in live_pops else read
         removable = {node for node in graph.nodes if _removable(node, pairs, live_pops)}
-        live_after = _strong_liveness(graph, removable)
+        live_after = _strong_liveness(graph, removable, defs, uses)
         needed = {node.stmt for node in graph.nodes
                   if isinstance(node.stmt, gast.Assign) and is_pop(node.stmt.value)
-                  and node.defs & live_after[node]}
+                  and defs[node] & live_after[node]}
         if needed <= live_pops:
             break
         live_pops |= needed
-    dead = {node.stmt for node in removable if not node.defs & live_after[node]}
+    dead = {node.stmt for node in removable if not defs[node] & live_after[node]}
     remover = _Remover(dead, pairs)
     remover.dead_pushes |= dead_pushes
     for stmt in dead:
@@ -89,16 +90,17 @@ def _removable(node, pairs, live_pops):
         or (stmt in pairs and stmt not in live_pops))
 
 
-def _strong_liveness(graph, removable):
-    """{node: names read later}, where a removable statement (a node in
-    the set `removable`) whose targets are dead reads nothing: a chain of
-    values computed only for one another is dead at once, not one link
-    per round."""
+def _strong_liveness(graph, removable, defs, uses):
+    """{node: names read later, as bits}, where a removable statement (a
+    node in the set `removable`) whose targets are dead reads nothing: a
+    chain of values computed only for one another is dead at once, not
+    one link per round. `defs` and `uses` are the nodes' bit sets."""
     def transfer(node, live):
-        if node in removable and not node.defs & live:
+        written = defs[node]
+        if node in removable and not written & live:
             return live
-        return (live - node.defs) | node.uses
-    live_after, _ = dataflow.solve(graph, transfer, forward=False)
+        return (live & ~written) | uses[node]
+    live_after, _ = dataflow.solve(graph, transfer, forward=False, empty=0)
     return live_after
 
 

@@ -150,12 +150,11 @@ class Unit:
     def _check(self, kinds):
         """Drop the copies whose back is read other than by a call."""
         called = {id(n.func) for n in kinds.nodes if isinstance(n, gast.Call)}
+        read = {n.id for n in kinds.nodes if isinstance(n, gast.Name) and
+                isinstance(n.ctx, gast.Load) and id(n) not in called}
         for name, call in kinds.backs.items():
-            escapes = any(isinstance(n, gast.Name) and n.id == name and
-                          isinstance(n.ctx, gast.Load) and id(n) not in called
-                          for n in kinds.nodes)
             key = self.key(kinds, call) if call is not None else None
-            if escapes and key not in (BOTTOM, None):
+            if name in read and key not in (BOTTOM, None):
                 self.drop(key)
 
 
