@@ -423,7 +423,8 @@ def _wrapper(fn, generated, func, what, extra=None):
     generated function it calls (so that ``show_source`` shows its code)."""
     info = generated.__tangent_ad__
     if extra is not None:
-        info = dataclasses.replace(info, source=info.source.rstrip("\n") + "\n\n\n" + extra)
+        info = dataclasses.replace(info, source=info.source.rstrip("\n") + "\n\n\n" + extra,
+                                   trees=())
     fn.__name__ = fn.__qualname__ = f"{what}_{label(func)}"
     fn.__doc__ = f"The {what} of {func.__qualname__}, computed by the generated " \
                  f"function {generated.__name__} (see tangent_ad.show_source)."

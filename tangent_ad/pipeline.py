@@ -92,11 +92,12 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
         unit_writes.check_unit(unit)  # the calls of all its functions are known now
         defines = [t.name for t in trees]
         live_anywhere = set().union(*(c.facts["live_names"] for c in contexts))
-        texts = []
+        texts, emitted = [], []
         for callee_tree, callee in zip(trees[1:], contexts[1:]):
             renames = _merge(namespace, callee.namespace, callee, callee_tree, defines,
                              live_anywhere, ctx)
-            texts.append(emit.run(_renamed(callee_tree, renames), callee))
+            emitted.append(_renamed(callee_tree, renames))
+            texts.append(emit.run(emitted[-1], callee))
         ctx.facts["unit_nonholomorphic"] = any(c.facts.get("nonholomorphic") for c in contexts)
         if mode == "reverse" and conjugate and ctx.facts["unit_nonholomorphic"]:
             tree = reverse.conjugate_complex_results(tree, ctx)
@@ -105,7 +106,8 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
         text = "\n\n".join([emit.run(tree, ctx)] + texts)
         fn = loader.run(text, ctx, namespace, _live_groups(contexts, defines),
                         Dependencies.union([c.facts["dependencies"].result()
-                                            for c in contexts], version=live.rules_version()))
+                                            for c in contexts], version=live.rules_version()),
+                        trees=(tree, *emitted))
     except TangentADError:
         raise
     except RecursionError:

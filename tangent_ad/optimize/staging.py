@@ -39,6 +39,7 @@ from tangent_ad import emit, progress, runtime, scopes, tracebacks
 from tangent_ad.live import LIVE_KEY, LIVE_NAMES_KEY, rules_version_cell
 from tangent_ad.loader import lookup
 from tangent_ad.naming import COMMENT_MARKER
+from tangent_ad.nodes import copy_tree
 from tangent_ad.optimize import accumulate, dce, inline, propagate, simplify, specialize
 from tangent_ad.optimize.fixed_point import fingerprint
 from tangent_ad.optimize.kinds import kind_of
@@ -233,7 +234,7 @@ class _Stager:
         """The copy of the derivative for argument kinds `key`, with copies
         of the pullbacks it calls (the general derivative when specializing
         changes nothing)."""
-        functions = _parse(self.info.source)
+        functions = [copy_tree(t) for t in self.info.trees] or _parse(self.info.source)
         general = fingerprint(functions[0])
         root, pullbacks = functions[0], {f.name: f for f in functions[1:]}
         params = dict(zip(self.params, key))
