@@ -59,11 +59,11 @@ def tangent_ad(module, args):
 
 
 def tangent_ad_staged(module, args):
-    """tangent_ad's gradient behind ``optimize.staging.staged``: the copy
+    """tangent_ad's gradient behind ``tangent_ad.staging.dispatch.staged``: the copy
     specialized for the kinds of `args`, as ``tad.grad`` will return once
     api.py stages (docs/performance.md). The two calls that write the copy
     are made here; their time beyond a plain call is ``stage_time``."""
-    from tangent_ad.optimize import staging
+    from tangent_ad.staging import dispatch as staging
     df = staging.staged(_tangent_ad_grad(module))
     start = time.perf_counter()
     df(*args)

@@ -16,7 +16,7 @@ import pstats
 import numpy as np
 
 import tangent_ad as tad
-from tangent_ad.optimize import staging
+from tangent_ad.staging import dispatch as staging
 import workloads
 
 

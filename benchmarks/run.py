@@ -186,7 +186,7 @@ def main(argv=None):
           "\nFAIL = gradient differs from the hand-written one "
           f"(np.allclose, rtol={harness.RTOL:g}, atol={harness.ATOL_SCALE:g} x max|entry|)"
           "\njit compile s = first call of jax.jit(jax.grad(...)): trace + compile + run"
-          "\nstaged = tangent_ad's gradient behind tangent_ad.optimize.staging.staged "
+          "\nstaged = tangent_ad's gradient behind tangent_ad.staging.staged "
           "(a copy specialized for the arguments' kinds; docs/performance.md)"
           "\nstage ms = the first two calls of the staged gradient, which write that copy")
     notes.append(f"1-minute load average {load_before:.2f} before the run, "

@@ -14,7 +14,7 @@ Three numbers, each the median of several runs:
   new function object), so the cache never answers;
 * *cold*: the same in a fresh interpreter, rule tables and imports included.
 
-The staging of ``optimize/staging.py`` (a copy of the derivative for the
+The staging of ``staging/dispatch.py`` (a copy of the derivative for the
 kinds of the arguments, written at the second call with those kinds) is
 timed too, on the same function. ``--long`` adds the same two numbers
 (first transformation, staging) for ``long_function.long_model``, a
@@ -40,7 +40,7 @@ sys.path.insert(0, str(HERE.parent))
 
 import long_function  # noqa: E402
 import tangent_ad as tad  # noqa: E402
-from tangent_ad.optimize import staging  # noqa: E402
+from tangent_ad.staging import dispatch as staging  # noqa: E402
 
 WRT = (0, 1, 2, 3, 4)
 

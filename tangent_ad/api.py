@@ -14,7 +14,7 @@ import numpy as np
 from tangent_ad import callables, live, loader, pipeline, progress, second_order
 from tangent_ad.display import SourceText
 from tangent_ad.naming import label
-from tangent_ad.optimize import staging
+from tangent_ad.staging import dispatch as staging
 from tangent_ad.registry import REGISTRY
 from tangent_ad.runtime import function_values
 

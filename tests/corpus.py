@@ -32,7 +32,7 @@ def check_all_modes(func, args, wrt=(0,)):
     derivatives of `func` at `args`, optimized and not, against central
     differences (``hvp`` against differences of the gradient, itself
     checked first). Each derivative is called three times, so that the
-    copy staged for the arguments' kinds (``optimize/staging.py``) is
+    copy staged for the arguments' kinds (``staging/dispatch.py``) is
     checked as well as the general one."""
     wrt = tuple(wrt)
     for optimized in (True, False):

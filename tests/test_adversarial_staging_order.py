@@ -1,5 +1,5 @@
 """Adversarial tests for three recent changes: folding single-use
-temporaries in staged copies (optimize/inline.py), the seed check of
+temporaries in staged copies (staging/inline.py), the seed check of
 second derivatives (second_order.py), and the CLI's --order N."""
 import subprocess
 import sys
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import tangent_ad as tad
-from tangent_ad.optimize.staging import variants
+from tangent_ad.staging.dispatch import variants
 
 X3 = np.array([0.3, -0.7, 1.1])
 W = np.array([[0.2, -0.1, 0.4], [0.5, 0.3, -0.2], [0.1, 0.1, 0.9]])

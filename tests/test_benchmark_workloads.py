@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import tangent_ad as tad
-from tangent_ad.optimize import staging
+from tangent_ad.staging import dispatch as staging
 from tangent_ad.testing import check_jvp, numerical_grad
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))

@@ -14,7 +14,7 @@ import pytest
 
 import tangent_ad as tad
 from tangent_ad import runtime
-from tangent_ad.optimize import staging
+from tangent_ad.staging import dispatch as staging
 
 W = np.array([0.5, -1.5, 2.0])  # a float64 global
 

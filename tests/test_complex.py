@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import tangent_ad as tad
-from tangent_ad.optimize.staging import variants
+from tangent_ad.staging.dispatch import variants
 
 W = np.array([0.3, -1.2, 0.7])
 Z = np.array([1.0 + 2.0j, -0.5 + 0.3j, 0.2 - 1.0j])

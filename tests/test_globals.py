@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import tangent_ad as tad
-from tangent_ad.optimize.staging import variants
+from tangent_ad.staging.dispatch import variants
 from tangent_ad.testing import numerical_grad
 
 _cells = itertools.count()

@@ -1,11 +1,11 @@
 """The optimizer and the runtime fast paths it relies on.
 
 * the runtime helpers' fast paths give what their general paths give;
-* each rewrite of ``optimize/specialize.py``: a small function in, the
+* each rewrite of ``staging/specialize.py``: a small function in, the
   expected source out, and both run on arguments of the kinds it was
   specialized for, giving the same values, types, shapes and dtypes;
-* the kinds inference (``optimize/kinds.py``);
-* staging end to end (``optimize/staging.py``): the dispatcher, its guard,
+* the kinds inference (``staging/kinds.py``);
+* staging end to end (``staging/dispatch.py``): the dispatcher, its guard,
   other kinds, pullbacks, and gradients against finite differences.
 """
 import doctest
@@ -18,8 +18,10 @@ import pytest
 import tangent_ad as tad
 from corpus import check_all_modes
 from tangent_ad import emit, runtime
-from tangent_ad.optimize import dce, fixed_point, kind_values, kinds, simplify, specialize, staging
-from tangent_ad.optimize.kinds import Kind, Kinds, kind_of
+from tangent_ad.optimize import dce, fixed_point, simplify
+from tangent_ad.staging import dispatch as staging
+from tangent_ad.staging import kind_values, kinds, specialize
+from tangent_ad.staging.kinds import Kind, Kinds, kind_of
 from tangent_ad.testing import check_grads
 
 

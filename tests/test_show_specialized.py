@@ -3,7 +3,7 @@ those kinds runs (issue 18: what show_source prints is what runs)."""
 import numpy as np
 
 import tangent_ad as tad
-from tangent_ad.optimize.staging import variants
+from tangent_ad.staging.dispatch import variants
 from tangent_ad.testing import numerical_grad
 
 

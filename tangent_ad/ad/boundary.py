@@ -12,7 +12,7 @@ truncated to an integer (unless the function reads it as a count,
 the optimized tree of the requested function only (the pullbacks and
 forward functions it calls return values of the computation, not
 results); staging drops both steps where the arguments' kinds make them
-do nothing (``optimize/specialize.py``).
+do nothing (``staging/specialize.py``).
 
     def df_dx(x, bresult=1.0):
         x = float_argument(x)

@@ -48,7 +48,7 @@ from tangent_ad.hooks import checkpoint
 from tangent_ad.frontend.generated import is_stack_pop, is_stack_push, returns_closure
 from tangent_ad.nodes import STACK, assign, call, const, name, pop, push, reads, writes
 from tangent_ad.naming import label
-from tangent_ad.optimize.shapes import ShapeClasses
+from tangent_ad.analysis.shapes import ShapeClasses
 from tangent_ad.runtime.structures import concatenated, repeated
 from tangent_ad.registry import REGISTRY
 from tangent_ad.templating import forward_templates, templates

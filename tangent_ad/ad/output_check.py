@@ -8,7 +8,7 @@ derivative computes anyway where they can: the values a full reduction
 sums are complex exactly when its result is, and so are the values they
 are computed from by arithmetic with real numbers (``ensure_real(t)``
 for ``np.sum(t * 2.0)``). Staging drops the check where the kinds of the
-arguments prove it (``optimize/specialize.py``).
+arguments prove it (``staging/specialize.py``).
 """
 import collections
 

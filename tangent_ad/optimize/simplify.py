@@ -28,7 +28,7 @@ import gast
 import numpy as np
 
 from tangent_ad.nodes import call_name, statements, walk
-from tangent_ad.optimize.shapes import ShapeClasses
+from tangent_ad.analysis.shapes import ShapeClasses
 
 _FOLD = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
          gast.Div: operator.truediv, gast.Pow: operator.pow}

@@ -18,8 +18,8 @@ callers keep the general pullback.
 import gast
 
 from tangent_ad.nodes import walk
-from tangent_ad.optimize.bindings import dotted
-from tangent_ad.optimize.kinds import BOTTOM, Kinds
+from tangent_ad.staging.bindings import dotted
+from tangent_ad.staging.kinds import BOTTOM, Kinds
 
 OUTPUT_ADJOINT = "bresult"  # the parameter of a pullback's back
 MAX_COPIES = 16

@@ -43,7 +43,7 @@ import numpy as np
 from tangent_ad.analysis import cfg, dataflow
 from tangent_ad.naming import COMPLEX_NOTE
 from tangent_ad.nodes import call, call_name, const, is_comment, is_pop, is_push, walk
-from tangent_ad.optimize.kinds import BOTTOM, Kinds, float_kind, is_python_float_like, is_real
+from tangent_ad.staging.kinds import BOTTOM, Kinds, float_kind, is_python_float_like, is_real
 
 
 def run(tree, params, unit=None, given=()):

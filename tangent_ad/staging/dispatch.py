@@ -40,10 +40,11 @@ from tangent_ad.live import LIVE_KEY, LIVE_NAMES_KEY, rules_version_cell
 from tangent_ad.loader import lookup
 from tangent_ad.naming import COMMENT_MARKER
 from tangent_ad.nodes import copy_tree
-from tangent_ad.optimize import accumulate, dce, inline, propagate, simplify, specialize
+from tangent_ad.optimize import dce, propagate, simplify
+from tangent_ad.staging import accumulate, inline, specialize
 from tangent_ad.optimize.fixed_point import fingerprint
-from tangent_ad.optimize.kinds import kind_of
-from tangent_ad.optimize.unit import OUTPUT_ADJOINT, Unit
+from tangent_ad.staging.kinds import kind_of
+from tangent_ad.staging.unit import OUTPUT_ADJOINT, Unit
 
 CALLS_BEFORE_STAGING = 2  # calls with the same kinds before a copy is written
 MAX_VARIANTS = 8          # copies per derivative; more kinds run the general one

@@ -32,8 +32,8 @@ import numpy as np
 
 from tangent_ad.limits import rounds
 from tangent_ad.nodes import walk
-from tangent_ad.optimize.bindings import Part, bindings, dotted, placeholders
-from tangent_ad.optimize.kind_values import (  # noqa: F401 (Kind, kind_of: this module's API too)
+from tangent_ad.staging.bindings import Part, bindings, dotted, placeholders
+from tangent_ad.staging.kind_values import (  # noqa: F401 (Kind, kind_of: this module's API too)
     _PYTHON_NUMBERS, BOTTOM, REAL, _REAL_SCALARS, Kind, _join, _result, float_kind, is_python_float_like,
     is_real, kind_of)
 

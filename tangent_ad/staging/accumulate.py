@@ -12,7 +12,7 @@ pass runs once, after the others reached their fixed point.
 import gast
 
 from tangent_ad.nodes import walk
-from tangent_ad.optimize.kinds import Kinds
+from tangent_ad.staging.kinds import Kinds
 
 FRESH_CALLS = {"np.zeros", "np.zeros_like", "np.ones_like", "np.full_like", "np.outer",
                "zeros_like", "grad_matmul_lhs", "grad_matmul_rhs"}
