@@ -17,7 +17,9 @@ import operator
 import types
 
 import gast
+import numpy as np
 
+from tangent_ad import runtime
 from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.frontend import classes, closures, generated, source, value_calls
 from tangent_ad.frontend.methods import ATTRIBUTES, METHODS
@@ -36,6 +38,13 @@ BINARY_OPERATORS = {
 UNARY_OPERATORS = {gast.USub: operator.neg, gast.UAdd: operator.pos}
 
 _MISSING = object()
+
+# the globals generated code calls by name: NumPy, the runtime helpers and
+# the builtins its own statements use
+_RESERVED = {"np": np, **{h: getattr(runtime, h) for h in runtime.__all__},
+             **{b: getattr(builtins, b) for b in ("float", "int", "bool", "complex", "range",
+                                                 "reversed", "len", "type", "tuple", "list",
+                                                 "zip", "enumerate", "isinstance")}}
 
 
 def run(tree, ctx):
@@ -256,8 +265,19 @@ class _Resolver(gast.NodeVisitor):
                          "transforms it: define the name before asking for "
                          "the derivative",
                     **self.ctx.where(node))
-            self.ctx.namespace[node.id] = value
             live = node.id in self.scope and node.id not in self.snapshot
+            if _RESERVED.get(node.id, value) is not value:
+                # a global of the user's with the name of a helper the
+                # derivative calls (``unbroadcast``, ``len``): written under
+                # another name, and made again when it changes (not read live)
+                deps = self.ctx.facts["dependencies"]
+                deps.name(node.id, value, live)
+                if live and not shapes_code(value):
+                    deps.names.append((self.ctx.facts["live"], node.id, value))
+                node.id = "_user_" + node.id
+                self.ctx.namespace[node.id] = value
+                return value
+            self.ctx.namespace[node.id] = value
             if live and not shapes_code(value):
                 self.ctx.facts["live_names"].add(node.id)  # read when it runs
             self.ctx.facts["dependencies"].name(node.id, value, live)

@@ -25,7 +25,6 @@ prints and what ``__wrapped__`` (for ``inspect`` and for transforming the
 derivative again) refers to; `variants` lists the copies' sources.
 """
 import ast
-import builtins
 import copy
 import inspect
 import linecache
@@ -37,7 +36,6 @@ import numpy as np
 
 from tangent_ad import emit, progress, runtime, scopes, tracebacks
 from tangent_ad.live import LIVE_KEY, LIVE_NAMES_KEY, rules_version_cell
-from tangent_ad.loader import lookup
 from tangent_ad.naming import COMMENT_MARKER
 from tangent_ad.nodes import copy_tree
 from tangent_ad.optimize import dce, propagate, simplify
@@ -50,16 +48,16 @@ CALLS_BEFORE_STAGING = 2  # calls with the same kinds before a copy is written
 MAX_VARIANTS = 8          # copies per derivative; more kinds run the general one
 MAX_SEEN = 256            # kinds remembered before staging
 MAX_ROUNDS = 10
-_BUILTINS = ("float", "int", "bool", "complex", "range", "reversed", "len", "type")
 _COMMENT = re.compile(r"^(\s*)# (.*)$")
 
 
 def staged(fn, rebuild=None):
     """A dispatcher for the generated function `fn` (see the module
     docstring); `fn` itself when its signature or namespace rule staging
-    out (keyword-only or variadic parameters, a global that shadows NumPy,
-    a runtime helper or a builtin the rewrites rely on, helpers reading the
-    globals of other modules). With `rebuild`,
+    out (keyword-only or variadic parameters, helpers reading the globals
+    of other modules; a user's global named like NumPy, a runtime helper or
+    a builtin the rewrites rely on is written under another name by the
+    resolver, so the names these passes read are the helpers'). With `rebuild`,
     the dispatcher calls it for a new general derivative when `fn`'s
     dependencies change (``live.py``)."""
     if hasattr(fn, "__tangent_ad_stager__"):
@@ -67,7 +65,7 @@ def staged(fn, rebuild=None):
     info = fn.__tangent_ad__
     params = inspect.signature(fn).parameters.values()
     if any(p.kind is not p.POSITIONAL_OR_KEYWORD for p in params) or \
-            not _plain_namespace(info.namespace) or scopes.live_key(1) in info.namespace:
+            scopes.live_key(1) in info.namespace:
         return fn
     return _Stager(fn, [p.name for p in params], rebuild).dispatcher
 
@@ -96,14 +94,6 @@ def source_for(fn, args, kwargs):
             stager.errors[key] = exc
             stager.variants[key] = stager.general
     return stager.sources.get(key) if stager.variants[key] is not stager.general else None
-
-
-def _plain_namespace(namespace):
-    if lookup(namespace, "np", np) is not np or any(
-            lookup(namespace, b, getattr(builtins, b)) is not getattr(builtins, b)
-            for b in _BUILTINS):
-        return False
-    return all(namespace[h] is getattr(runtime, h) for h in runtime.__all__ if h in namespace)
 
 
 class _Stager:
