@@ -41,6 +41,9 @@ def unconcatenate(g, arrays, axis=0):
     >>> unconcatenate(np.arange(5.0), (np.zeros(2), np.zeros(3)))
     [array([0., 1.]), array([2., 3., 4.])]
     """
+    if type(g) is np.ndarray and axis is not None and g.ndim and all(
+            type(a) is np.ndarray and a.ndim == g.ndim and a.dtype == g.dtype for a in arrays):
+        return _pieces(g, arrays, axis)  # arrays of g's rank and dtype: slices of g
     if np.ndim(g) == 0:  # a gradient's seed, 1.0, for a result of one element
         g = np.full(np.shape(np.concatenate([np.zeros(np.shape(a)) for a in arrays], axis)), g)
     axis = 0 if axis is None else axis  # axis=None concatenates flattened arrays
@@ -48,6 +51,17 @@ def unconcatenate(g, arrays, axis=0):
     ends = np.cumsum([size_of(a) // across for a in arrays])[:-1]
     return [_like(np.reshape(piece, np.shape(a)), a)
             for piece, a in zip(np.split(g, ends, axis), arrays)]
+
+
+def _pieces(g, arrays, axis):
+    """`g` sliced along `axis` into pieces as long as `arrays` are there."""
+    index, start, pieces = [slice(None)] * g.ndim, 0, []
+    for a in arrays:
+        stop = start + a.shape[axis]
+        index[axis] = slice(start, stop)
+        pieces.append(g[tuple(index)])
+        start = stop
+    return pieces
 
 
 def unstack(g, arrays, axis=0):
