@@ -37,7 +37,8 @@ from tangent_ad.runtime import (
     jvp_jvp_einsum,
     jvp_grad_solve_rhs, jvp_mean, linspace_fraction, matrix_transpose, segment_length,
     tangent_array, tetragamma, trigamma, unarray, unatleast, unblock_diag, uncumsum, unconcatenate, undiag,
-    undiagonal, undiff, unconverted, unbuilt, built_tangent, unfield, unindex, unindex_container, iterated_tangent,
+    undiagonal, undiff, unconverted, unbuilt, built_tangent, unfield, unindex, unindex_container, accumulate_at,
+    iterated_tangent,
     converted_tangent,
     uniterated, unpad, unreduce,
     unreduce_max, unaverage, unplus, unreduce_mean, unreduce_median, unreduce_var, unrepeat,
@@ -153,6 +154,11 @@ def zeroed_rule(result, g, index, like=None):
 @tangent(accumulate)
 def accumulate_rule(result, a, b):
     d[result] = accumulate(d[a], d[b])
+
+
+@tangent(accumulate_at)
+def accumulate_at_rule(result, a, g, x, index):
+    d[result] = accumulate_at(d[a], d[g], x, index)
 
 
 @tangent(matrix_transpose)

@@ -754,3 +754,60 @@ def test_a_templates_choice_by_a_constant_option_is_folded():
     source = tad.show_source(gradient)
     assert "np.where(" not in source and " if " not in source and "np.triu(" not in source
     check_grads(loss, gradient, (A, b), wrt=(0, 1))
+
+
+def _halves(z):
+    n = np.shape(z)[0] // 2
+    return np.split(z, [n])
+
+
+def _pair(z):
+    return (np.sin(z), z * 2.0)
+
+
+def _named(z):
+    return {"a": np.tanh(z), "b": z * z}
+
+
+def unpacks_a_list(z):
+    cand, gate = _halves(z)
+    return np.sum(np.tanh(cand) * gate)
+
+
+def unpacks_a_tuple_and_a_dict(z):
+    s, t = _pair(z)
+    d = _named(z)
+    return np.sum(s * t) + np.sum(d["a"] * d["b"])
+
+
+def unpacks_an_array(z):
+    a, b = z[:2]
+    return a * np.sin(b)
+
+
+@pytest.mark.parametrize("func", [unpacks_a_list, unpacks_a_tuple_and_a_dict, unpacks_an_array],
+                         ids=lambda f: f.__name__)
+def test_items_read_at_constant_indices_are_added_where_they_are(func):
+    """``accumulate(bt, unindex(g, t, 1))`` becomes ``accumulate_at(bt, g,
+    t, 1)``: the adjoint of one more item of a list, tuple or dict read at
+    a constant index, without zeros for the other items (an array as
+    before)."""
+    assert "accumulate_at(" in tad.show_source(tad.grad(func))
+    check_all_modes(func, (np.array([0.3, -0.7, 1.1, 0.4]),))
+
+
+def test_accumulate_at_is_accumulate_of_unindex():
+    x = [np.zeros(2), 0.0, {"k": np.zeros(1)}]
+    a = [np.ones(2), 2.0, {"k": np.ones(1)}]
+    for index, g in ((0, np.full(2, 3.0)), (1, 4.0), (2, {"k": np.full(1, 5.0)})):
+        expected = runtime.accumulate(a, runtime.unindex(g, x, index))
+        got = runtime.accumulate_at(a, g, x, index)
+        assert type(got) is type(expected) and repr(got) == repr(expected)
+    d = {"u": 1.0}
+    assert runtime.accumulate_at(d, 2.0, {"u": 0.0, "v": 0.0}, "v") == \
+        runtime.accumulate(d, runtime.unindex(2.0, {"u": 0.0, "v": 0.0}, "v"))
+    assert runtime.accumulate_at(None, 2.0, (0.0, 0.0), 1) == (0.0, 2.0)
+    assert runtime.accumulate_at((1.0, 1.0), None, (0.0, 0.0), 1) == (1.0, 1.0)
+    array = np.zeros((3, 2))
+    assert np.array_equal(runtime.accumulate_at(np.ones((3, 2)), np.ones(2), array, 1),
+                          np.ones((3, 2)) + runtime.unindex(np.ones(2), array, 1))

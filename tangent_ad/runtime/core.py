@@ -12,7 +12,7 @@ from tangent_ad.errors import NonScalarOutputError, UnsupportedSyntaxError
 from tangent_ad.runtime.arrays import as_array, is_foreign_array, scatter_add, size_of
 from tangent_ad.runtime.structures import accumulate, rebuild, unindex_container, zeros_like
 
-__all__ = ["ensure_scalar", "ensure_real", "unbroadcast", "unplus", "untimes", "unreduce", "unreduce_mean", "unindex", "inverse_permutation", "conj_complex", "abs_slope", "dsinc", "digamma"]
+__all__ = ["ensure_scalar", "ensure_real", "unbroadcast", "unplus", "untimes", "unreduce", "unreduce_mean", "unindex", "accumulate_at", "inverse_permutation", "conj_complex", "abs_slope", "dsinc", "digamma"]
 
 
 _ndarray = np.ndarray
@@ -230,6 +230,28 @@ def unindex(g, x, index):
         z[index] = g
         return z
     return scatter_add(z, index, g)
+
+
+def accumulate_at(a, g, x, index):
+    """``accumulate(a, unindex(g, x, index))``, the adjoint `a` of a
+    container `x` with the adjoint `g` of ``x[index]`` added, without the
+    zeros ``unindex`` makes for the other items (an array `x` as written).
+
+    >>> accumulate_at([np.ones(2), 1.0], 2.0, [np.zeros(2), 0.0], 1)
+    [array([1., 1.]), 3.0]
+    """
+    if g is None:
+        return a
+    if a is None or not isinstance(x, (tuple, list, dict)) or type(a) is not type(x):
+        return accumulate(a, unindex(g, x, index))
+    if isinstance(a, dict):
+        out = dict(a)
+        out.update({k: zeros_like(v) for k, v in x.items() if k not in a})
+        out[index] = accumulate(out.get(index), g)
+        return out
+    items = list(a)
+    items[index] = accumulate(items[index], g)
+    return rebuild(a, items) if isinstance(a, tuple) else items
 
 
 def _is_basic_index(index):

@@ -28,6 +28,8 @@ def zeros_like(x):
     >>> zeros_like({"w": np.ones(2), "b": 1.0})
     {'w': array([0., 0.]), 'b': 0.0}
     """
+    if type(x) is np.ndarray:  # the common case first
+        return np.zeros_like(x)
     if isinstance(x, dict):
         return {k: zeros_like(v) for k, v in x.items()}
     if isinstance(x, (tuple, list)):
@@ -45,6 +47,8 @@ def accumulate(a, b):
     >>> accumulate((1.0, np.ones(2)), (2.0, np.ones(2)))
     (3.0, array([2., 2.]))
     """
+    if type(a) is np.ndarray and type(b) is np.ndarray:  # the common case first
+        return a + b
     if isinstance(a, dict):
         return {k: accumulate(a.get(k), b.get(k)) for k in {**a, **b}}
     if isinstance(a, (tuple, list)):
