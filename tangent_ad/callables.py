@@ -14,7 +14,7 @@ import functools
 import inspect
 
 from tangent_ad import variadic
-from tangent_ad.errors import UnsupportedSyntaxError
+from tangent_ad.errors import InternalError, TangentADError, UnsupportedSyntaxError
 from tangent_ad.frontend import classes
 from tangent_ad.naming import label
 
@@ -202,4 +202,10 @@ def public(transform, trailing=None):
         except classes.UnknownClass:
             return by_classes(func, lambda target: transform(target, *args, **kwargs),
                               transform.__name__)
+        except InternalError:
+            raise  # a bug of ours: its frames are what a report needs
+        except TangentADError as exc:
+            # a refusal names the user's file and line itself: the frames of
+            # the transformation behind it are not the user's to read
+            raise exc.with_traceback(None) from exc.__cause__
     return call

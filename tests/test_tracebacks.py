@@ -4,6 +4,7 @@ Each script runs under plain ``python``, as a user's would, and its
 uncaught traceback is read from stderr: the note under the message must quote
 the generated line and name the user's file and line it derives from.
 """
+import os
 import subprocess
 import sys
 import textwrap
@@ -96,3 +97,22 @@ def test_errors_outside_generated_code_get_no_note():
     except ValueError as exc:
         tracebacks.annotate(exc)
         assert not getattr(exc, "__notes__", None)
+
+
+def _imports_inside(x):
+    from math import pi
+    return x * pi
+
+
+def test_a_refusal_shows_none_of_the_transformations_frames():
+    """A refusal names the user's file and line in its message; its
+    traceback is the user's call and the one frame that raises it, not
+    the twenty frames of the passes behind it."""
+    import traceback
+
+    with pytest.raises(tad.UnsupportedSyntaxError, match="not supported") as info:
+        tad.grad(_imports_inside)(1.0)
+    ours = [f for f in traceback.extract_tb(info.value.__traceback__)
+            if f"{os.sep}tangent_ad{os.sep}" in f.filename]
+    assert len(ours) == 1 and ours[0].filename.endswith("callables.py")
+    assert info.value.lineno == _imports_inside.__code__.co_firstlineno + 1

@@ -114,8 +114,9 @@ def pass_local_functions(node, ctx):
                 f"the {what} reads {', '.join(read)} of this function and "
                 "is passed to a function that calls it where tangent_ad cannot follow: "
                 "the derivative through what it reads would be lost",
-                hint=f"define the function at module level with {', '.join(read)} as "
-                     "parameters, and pass them (for scipy.integrate.odeint: args=(...))",
+                hint=f"define the function at module level with {', '.join(read)} among "
+                     f"its parameters, and pass {'it' if len(read) == 1 else 'them'} "
+                     "(for scipy.integrate.odeint: args=(...))",
                 **ctx.where(node))
         bound = gast.Call(
             func=gast.Attribute(value=_name("functools"), attr="partial", ctx=gast.Load()),
