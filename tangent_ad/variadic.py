@@ -35,6 +35,12 @@ def takes_variadic(func):
     transform refuses it at the user's line)."""
     if not inspect.isfunction(func) or hasattr(func, "__tangent_ad__"):
         return False
+    if not hasattr(func, "__wrapped__") and not hasattr(func, "__signature__"):
+        # its signature is its code's: read from the flags, as a cache hit of
+        # every transform asks this (inspect.signature was most of one)
+        code = func.__code__
+        return not code.co_flags & inspect.CO_VARKEYWORDS and bool(
+            code.co_flags & inspect.CO_VARARGS or code.co_kwonlyargcount)
     try:
         kinds = {p.kind for p in inspect.signature(func).parameters.values()}
     except (TypeError, ValueError):
