@@ -19,7 +19,7 @@ import numpy as np
 
 from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.frontend import source
-from tangent_ad.frontend.closures import LocalFunction
+from tangent_ad.frontend.closures import LocalFunction, from_source
 from tangent_ad.hooks import checkpoint
 from tangent_ad.naming import label
 from tangent_ad.nodes import name, walk, writes
@@ -29,9 +29,7 @@ from tangent_ad.registry import REGISTRY
 def is_user_function(func):
     """True for a Python function to be differentiated from its source
     (a nested one, or one marked with tad.checkpoint, included)."""
-    if isinstance(func, (LocalFunction, checkpoint)):
-        return True
-    return inspect.isfunction(func) and not REGISTRY.has("reverse", func)
+    return from_source(func, "reverse")
 
 
 def rewrite_calls(body, ctx, active):

@@ -43,7 +43,7 @@ import numpy as np
 
 from tangent_ad.ad import calls, containers, forward_closures
 from tangent_ad.errors import UnsupportedSyntaxError
-from tangent_ad.frontend.closures import LocalFunction
+from tangent_ad.frontend.closures import LocalFunction, from_source
 from tangent_ad.hooks import checkpoint
 from tangent_ad.frontend.generated import is_stack_pop, is_stack_push, returns_closure
 from tangent_ad.nodes import STACK, assign, call, const, name, pop, push, reads, writes
@@ -98,10 +98,7 @@ def is_user_function(func):
     """True for a Python function to be differentiated from its source
     in forward mode (one with a forward template is not, nor is a runtime
     helper: one without a template has no forward rule yet)."""
-    if isinstance(func, LocalFunction):
-        return True
-    return inspect.isfunction(func) and not REGISTRY.has("forward", func) \
-        and not (getattr(func, "__module__", None) or "").startswith("tangent_ad.runtime")
+    return from_source(func, "forward")
 
 
 class _Forward:

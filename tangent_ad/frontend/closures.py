@@ -16,7 +16,9 @@ import inspect
 
 import gast
 
+from tangent_ad.hooks import checkpoint
 from tangent_ad.nodes import children, walk
+from tangent_ad.registry import REGISTRY
 
 
 class LocalFunction:
@@ -119,3 +121,15 @@ def free_names(function):
         elif isinstance(node, gast.Name):
             (read if isinstance(node.ctx, gast.Load) else bound).add(node.id)
     return read - bound
+
+
+def from_source(func, mode):
+    """Whether a call of `func` is differentiated from its source in
+    `mode` ("reverse" or "forward"): a nested function, one marked with
+    tad.checkpoint (reverse), or a Python function without a rule (in
+    forward mode, not a runtime helper: those without a rule have none)."""
+    if isinstance(func, LocalFunction) or mode == "reverse" and isinstance(func, checkpoint):
+        return True
+    return inspect.isfunction(func) and not REGISTRY.has(mode, func) and (
+        mode == "reverse" or
+        not (getattr(func, "__module__", None) or "").startswith("tangent_ad.runtime"))

@@ -17,17 +17,14 @@ import operator
 import types
 
 import gast
-import numpy as np
 
-from tangent_ad import runtime
 from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.frontend import classes, closures, generated, source, value_calls
+from tangent_ad.frontend.function_globals import RESERVED, Dependencies, function_scope
 from tangent_ad.frontend.methods import ATTRIBUTES, METHODS
-from tangent_ad.hooks import checkpoint, insert_grad_code
-from tangent_ad.live import LIVE_KEY, Dependencies, behind, shapes_code
-from tangent_ad.scopes import live_key
+from tangent_ad.hooks import insert_grad_code
+from tangent_ad.live import behind, shapes_code
 from tangent_ad.nodes import walk
-from tangent_ad.registry import REGISTRY
 
 BINARY_OPERATORS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
@@ -38,14 +35,6 @@ BINARY_OPERATORS = {
 UNARY_OPERATORS = {gast.USub: operator.neg, gast.UAdd: operator.pos}
 
 _MISSING = object()
-
-# the globals generated code calls by name: NumPy, the runtime helpers and
-# the builtins its own statements use
-_RESERVED = {"np": np, **{h: getattr(runtime, h) for h in runtime.__all__},
-             **{b: getattr(builtins, b) for b in ("float", "int", "bool", "complex", "range",
-                                                 "reversed", "len", "type", "tuple", "list",
-                                                 "zip", "enumerate", "isinstance")}}
-
 
 def run(tree, ctx):
     """Fill ctx.resolved and ctx.namespace for the FunctionDef `tree`.
@@ -63,7 +52,7 @@ def run(tree, ctx):
     scope.update(helpers)
     ctx.facts["live"] = live
     ctx.facts["live_names"] = set()
-    ctx.facts["dependencies"] = _Dependencies(ctx.func, live, cells)
+    ctx.facts["dependencies"] = Dependencies(ctx.func, live, cells)
     classes.rewrite(tree, ctx, scope, snapshot)  # methods and properties of objects
     # generated code's nested defs (a pullback's `back`) stay real closures
     local_functions = {} if ctx.facts.get("generated") else closures.collect(tree, ctx.func)
@@ -112,13 +101,6 @@ def _spread_of_unknown_length(node, func):
         any(p.default is not p.empty for p in params)
 
 
-def _from_source(func, ctx):
-    """Whether a call of `func` is differentiated from its source, where
-    a nested function passed to it is followed (ad/calls.py)."""
-    return isinstance(func, (closures.LocalFunction, checkpoint)) or \
-        inspect.isfunction(func) and not REGISTRY.has(ctx.mode, func)
-
-
 def _globals_of_lifted(fdef, resolver):
     """Put the globals a lifted nested function reads into the namespace:
     the primal runs it as written even where no pullback of it is made
@@ -160,44 +142,6 @@ def _bind_defaults(tree, ctx, scope):
             _Resolver(ctx, scope, set(), snapshot).visit(expr)
 
 
-def function_scope(func):
-    """The names visible to `func`: ``(scope, live, snapshot, cells)``.
-
-    `scope` maps every visible name to its value now (closure cells over
-    globals). `live` is the module dict from which the derivative reads
-    the data globals when it runs, as Python would (``scopes.read_live``);
-    `snapshot` names the entries of `scope` that do not come from `live`
-    (closure cells; for generated code, a derivative differentiated again,
-    its own namespace of NumPy, runtime helpers and pullbacks, beside the
-    user's module dict it reads live); `cells` maps the names of closure
-    variables to their cells.
-    """
-    if isinstance(func, closures.LocalFunction):
-        return function_scope(func.parent)
-    globals_ = func.__globals__
-    live = globals_.get(LIVE_KEY)
-    if live_key(1) in globals_:
-        raise UnsupportedSyntaxError(
-            f"{func.__name__} calls functions of several modules that read their "
-            "own module's globals, so it cannot be differentiated again yet",
-            hint="pass those globals to the functions as arguments")
-    if live is None:
-        live, scope, snapshot, cells = globals_, dict(globals_), set(), {}
-    else:
-        own = {k: v for k, v in globals_.items() if not k.startswith("__")}
-        scope, snapshot, cells = dict(live), set(own), {}
-        scope.update(own)
-    code = func.__code__
-    for name, cell in zip(code.co_freevars, func.__closure__ or ()):
-        try:
-            scope[name] = cell.cell_contents
-        except ValueError:  # an empty cell: the variable is not yet assigned
-            continue
-        snapshot.add(name)
-        cells[name] = cell
-    return scope, live, snapshot, cells
-
-
 def _user_method(obj):
     """A method of a Python class of the user's bound to an object (or a
     classmethod); not one of a library's (``scipy.stats.norm.logpdf``: its
@@ -207,39 +151,6 @@ def _user_method(obj):
         return False
     owner = obj.__self__ if isinstance(obj.__self__, type) else type(obj.__self__)
     return not classes.library_class(owner)
-
-
-class _Dependencies:
-    """Collects what the derivative's code depends on (see ``live.py``)."""
-
-    def __init__(self, func, live, cells):
-        self.live, self.cells = live, cells
-        self.names, self.cell_checks, self.codes, self.parts = [], [], [], []
-        if isinstance(getattr(func, "__code__", None), types.CodeType) and \
-                not isinstance(func, closures.LocalFunction):
-            self.codes.append((func, func.__code__))
-        self.generated(func)
-
-    def name(self, name, value, live):
-        if name in self.cells:
-            self.cell_checks.append((self.cells[name], value))
-        elif live and shapes_code(value):
-            self.names.append((self.live, name, value))
-        self.generated(value)
-
-    def attribute(self, base, attr, value):
-        if isinstance(base, types.ModuleType) and isinstance(value, types.FunctionType):
-            self.names.append((vars(base), attr, value))  # mylib.helper
-        self.generated(value)
-
-    def generated(self, value):
-        deps = getattr(getattr(value, "__tangent_ad__", None), "deps", None)
-        if deps is not None:
-            self.parts.append(deps)
-
-    def result(self):
-        return Dependencies.union(
-            self.parts + [Dependencies(self.names, self.cell_checks, self.codes)])
 
 
 class _Resolver(gast.NodeVisitor):
@@ -266,7 +177,7 @@ class _Resolver(gast.NodeVisitor):
                          "the derivative",
                     **self.ctx.where(node))
             live = node.id in self.scope and node.id not in self.snapshot
-            if _RESERVED.get(node.id, value) is not value:
+            if RESERVED.get(node.id, value) is not value:
                 # a global of the user's with the name of a helper the
                 # derivative calls (``unbroadcast``, ``len``): written under
                 # another name, and made again when it changes (not read live)
@@ -365,7 +276,7 @@ class _Resolver(gast.NodeVisitor):
                 obj = obj.__tangent_ad_function__()  # a product made on demand
             self.ctx.resolved[node.func] = obj
         self.ctx.resolved[node] = obj
-        partials = [] if _from_source(obj, self.ctx) else \
+        partials = [] if closures.from_source(obj, self.ctx.mode) else \
             value_calls.pass_local_functions(node, self.ctx)
         for child in node.args + [k.value for k in node.keywords]:
             for part in child.args + child.keywords if child in partials else [child]:

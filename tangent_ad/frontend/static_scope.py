@@ -24,7 +24,7 @@ class StaticScope:
     bound to parameters, ``ctx.static_args``)."""
 
     def __init__(self, tree, ctx):
-        from tangent_ad.frontend.resolve import function_scope
+        from tangent_ad.frontend.function_globals import function_scope
         scope = function_scope(ctx.func)[0]
         scope.update(ctx.static_args)
         self.scope = scope

@@ -18,7 +18,7 @@ import gast
 
 from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.frontend import closures
-from tangent_ad.nodes import walk
+from tangent_ad.nodes import name, walk
 from tangent_ad.runtime.function_values import call_value
 
 
@@ -97,40 +97,34 @@ def pass_local_functions(node, ctx):
     reads other variables is refused, as a derivative through them would
     be lost where the callee calls it. Returns the partials written (resolved
     already)."""
+    node.args = [_passed(a, node, ctx) for a in node.args]
+    for k in node.keywords:
+        k.value = _passed(k.value, node, ctx)
+    return [a for a in node.args + [k.value for k in node.keywords]
+            if ctx.resolved.get(a) is functools.partial]
+
+
+def _passed(arg, call, ctx):
+    """`arg` as `call` passes it (see `pass_local_functions`)."""
     functions = ctx.facts.get("local_functions", {})
-    written = []
-    slots = [(node.args, i) for i in range(len(node.args))] + [
-        (k, "value") for k in node.keywords]
-    for holder, key in slots:
-        arg = holder[key] if isinstance(holder, list) else getattr(holder, key)
-        lifted = functions.get(arg.id) if isinstance(arg, gast.Name) else \
-            functions.get(arg) if isinstance(arg, gast.Lambda) else None
-        if lifted is None or not lifted.free:
-            continue
-        read = [v for v in lifted.free if v not in ctx.static_args]
+    lifted = functions.get(arg.id) if isinstance(arg, gast.Name) else \
+        functions.get(arg) if isinstance(arg, gast.Lambda) else None
+    if lifted is None or not lifted.free:
+        return arg
+    read = [v for v in lifted.free if v not in ctx.static_args]
+    if read:
         what = f"nested function {arg.id}" if isinstance(arg, gast.Name) else "lambda"
-        if read:
-            raise UnsupportedSyntaxError(
-                f"the {what} reads {', '.join(read)} of this function and "
-                "is passed to a function that calls it where tangent_ad cannot follow: "
-                "the derivative through what it reads would be lost",
-                hint=f"define the function at module level with {', '.join(read)} among "
-                     f"its parameters, and pass {'it' if len(read) == 1 else 'them'} "
-                     "(for scipy.integrate.odeint: args=(...))",
-                **ctx.where(node))
-        bound = gast.Call(
-            func=gast.Attribute(value=_name("functools"), attr="partial", ctx=gast.Load()),
-            args=[arg], keywords=[gast.keyword(arg=v, value=_name(v)) for v in lifted.free])
-        gast.copy_location(bound, arg)
-        ctx.namespace["functools"] = functools
-        ctx.resolved[bound] = ctx.resolved[bound.func] = functools.partial
-        if isinstance(holder, list):
-            holder[key] = bound
-        else:
-            setattr(holder, key, bound)
-        written.append(bound)
-    return written
-
-
-def _name(identifier):
-    return gast.Name(id=identifier, ctx=gast.Load(), annotation=None, type_comment=None)
+        raise UnsupportedSyntaxError(
+            f"the {what} reads {', '.join(read)} of this function and "
+            "is passed to a function that calls it where tangent_ad cannot follow: "
+            "the derivative through what it reads would be lost",
+            hint=f"define the function at module level with {', '.join(read)} among "
+                 f"its parameters, and pass {'it' if len(read) == 1 else 'them'} "
+                 "(for scipy.integrate.odeint: args=(...))",
+            **ctx.where(call))
+    bound = gast.copy_location(gast.Call(
+        func=gast.Attribute(value=name("functools"), attr="partial", ctx=gast.Load()),
+        args=[arg], keywords=[gast.keyword(arg=v, value=name(v)) for v in lifted.free]), arg)
+    ctx.namespace["functools"] = functools
+    ctx.resolved[bound] = ctx.resolved[bound.func] = functools.partial
+    return bound
