@@ -16,7 +16,7 @@ import importlib
 _EXPORTS = {
     **dict.fromkeys(("autodiff", "grad", "hessian", "hvp", "jacobian", "jvp", "show_source",
                      "value_and_grad", "vjp"), "tangent_ad.api"),
-    **dict.fromkeys(("InternalError", "NoDerivativeError", "NonDifferentiableArgumentError",
+    **dict.fromkeys(("CompileError", "InternalError", "NoDerivativeError", "NonDifferentiableArgumentError",
                      "NonScalarOutputError", "SourceUnavailableError", "TangentADError",
                      "TemplateError", "UnsupportedSyntaxError"), "tangent_ad.errors"),
     **dict.fromkeys(("checkpoint", "checkpointed", "insert_grad_code", "stop_gradient"),
@@ -45,7 +45,7 @@ __all__ = [
     "insert_grad_code", "stop_gradient", "checkpoint", "checkpointed",
     "TangentADError", "UnsupportedSyntaxError", "NoDerivativeError",
     "SourceUnavailableError", "NonScalarOutputError", "NonDifferentiableArgumentError",
-    "TemplateError",
+    "TemplateError", "CompileError",
     "InternalError",
 ]
 __version__ = "0.1.0"

@@ -8,11 +8,14 @@ with the same options returns the same function object.
 import dataclasses
 import functools
 import inspect
+import warnings
 
 import numpy as np
 
 from tangent_ad import callables, live, loader, pipeline, progress, second_order
+from tangent_ad.compiled import compiler
 from tangent_ad.display import SourceText
+from tangent_ad.errors import CompileError
 from tangent_ad.naming import label
 from tangent_ad.staging import dispatch as staging
 from tangent_ad.registry import REGISTRY
@@ -66,7 +69,7 @@ def autodiff(func, mode="reverse", wrt=(0,), preserve_result=False,
 
 
 def _derivative(func, mode, wrt, preserve_result, optimized, verbose, kind=None,
-                public=True, has_aux=False, scalar=False):
+                public=True, has_aux=False, scalar=False, compile=None, fallback=False):
     """`autodiff`, with the kind of the requested function (see pipeline).
 
     What it returns is cached, and reused while what it was generated
@@ -75,8 +78,9 @@ def _derivative(func, mode, wrt, preserve_result, optimized, verbose, kind=None,
     first call after such a change; the others are the generated
     functions themselves.
     """
+    compiler.check_option(compile, fallback)
     options = (mode, bool(preserve_result), bool(optimized), kind, public, bool(has_aux),
-               bool(scalar))
+               bool(scalar), compile, bool(fallback))
     try:  # as asked: a hit costs no look at the signature
         cached = _CACHE.get((func, wrt) + options)
     except TypeError:  # an unhashable wrt, such as a list
@@ -104,12 +108,23 @@ def _derivative(func, mode, wrt, preserve_result, optimized, verbose, kind=None,
                                   conjugate=public)  # internal products: JAX's convention
 
     names = _wrt_names(func, wrt)
+    if compile is not None and public:
+        try:
+            compiler.require_numba()  # before any work
+        except CompileError as exc:
+            if not fallback:
+                raise
+            warnings.warn(f"tangent_ad: the derivative runs as Python:\n{exc}",
+                          RuntimeWarning, stacklevel=3)
+            compile = None
     if public:
         with progress.timed(f"differentiating {getattr(func, '__qualname__', func)}", verbose):
             fn = generate()
     else:
         fn = generate()
-    if public:
+    if public and compile is not None:
+        fn = _compiled(fn, generate, staging.Compiling(compile, bool(fallback), verbose))
+    elif public:
         if optimized and mode == "reverse" and kind is None:
             fn = staging.staged(fn, generate)  # copies specialized to the argument kinds
         if not hasattr(fn, "__tangent_ad_stager__"):
@@ -119,6 +134,26 @@ def _derivative(func, mode, wrt, preserve_result, optimized, verbose, kind=None,
         _CACHE[(func, wrt) + options] = fn
     except TypeError:
         pass
+    return fn
+
+
+def _compiled(fn, generate, compiling):
+    """The dispatcher that compiles `fn` for each new kind of arguments
+    (``staging.dispatch``, ``tangent_ad.compiled``); `fn` itself, with a
+    warning, when it cannot be and `compiling.fallback` allows it."""
+    staged = staging.staged(fn, generate, compiling)
+    if hasattr(staged, "__tangent_ad_stager__"):
+        return staged
+    error = CompileError(
+        f"{fn.__name__} cannot be compiled with numba: its parameters are keyword-only "
+        f"or variadic, or it calls functions of other modules that read their globals",
+        filename=getattr(getattr(fn.__tangent_ad__.primal, "__code__", None),
+                         "co_filename", None),
+        hint="compile=None runs it as Python")
+    if not compiling.fallback:
+        raise error
+    warnings.warn(f"tangent_ad: {fn.__name__} runs as Python, not compiled:\n{error}",
+                  RuntimeWarning, stacklevel=4)
     return fn
 
 
@@ -137,13 +172,18 @@ def _product(func, mode, wrt, kind):
 REGISTRY.add_provider(lambda g: second_order.rule(g, _product))
 
 
-def grad(func=None, wrt=(0,), *, has_aux=False, optimized=True, verbose=0):
+def grad(func=None, wrt=(0,), *, has_aux=False, optimized=True, compile=None,
+         fallback=False, verbose=0):
     """The gradient of scalar-valued `func` with respect to `wrt`.
 
     Works as a call or as a decorator (``@grad`` or ``@grad(wrt=(0, 1))``).
     With ``has_aux=True``, `func` returns a pair ``(loss, aux)``: the
     gradient is that of ``loss``, and the derivative returns
     ``(gradient, aux)``, `aux` as `func` computed it (JAX's meaning).
+    With ``compile="numba"``, each new kind of arguments compiles the
+    derivative with Numba on its first call (docs/compiled.md); a construct
+    Numba cannot compile raises `CompileError`, or, with ``fallback=True``,
+    runs as Python with a warning.
 
     >>> import numpy as np
     >>> def f(x):
@@ -158,11 +198,12 @@ def grad(func=None, wrt=(0,), *, has_aux=False, optimized=True, verbose=0):
     """
     if func is None:
         return functools.partial(grad, wrt=wrt, has_aux=has_aux, optimized=optimized,
-                                 verbose=verbose)
+                                 compile=compile, fallback=fallback, verbose=verbose)
     if not has_aux:
-        return _autodiff(func, mode="reverse", wrt=wrt, optimized=optimized,
-                         verbose=verbose)
-    both = _derivative(func, "reverse", wrt, True, optimized, verbose, has_aux=True)
+        return _derivative(func, "reverse", wrt, False, optimized, verbose,
+                           compile=compile, fallback=fallback)
+    both = _derivative(func, "reverse", wrt, True, optimized, verbose, has_aux=True,
+                       compile=compile, fallback=fallback)
 
     def gradient_and_aux(*args, **kwargs):
         (_, aux), gradient = both(*args, **kwargs)
@@ -171,17 +212,19 @@ def grad(func=None, wrt=(0,), *, has_aux=False, optimized=True, verbose=0):
     return _wrapper(gradient_and_aux, both, func, "grad")
 
 
-def value_and_grad(func=None, wrt=(0,), *, has_aux=False, optimized=True, verbose=0):
+def value_and_grad(func=None, wrt=(0,), *, has_aux=False, optimized=True, compile=None,
+                   fallback=False, verbose=0):
     """Like `grad`, but the function returns ``(func(*args), gradient)``;
     with ``has_aux=True``, ``((loss, aux), gradient)``."""
     if func is None:
         return functools.partial(value_and_grad, wrt=wrt, has_aux=has_aux,
-                                 optimized=optimized, verbose=verbose)
+                                 optimized=optimized, compile=compile, fallback=fallback,
+                                 verbose=verbose)
     return _derivative(func, "reverse", wrt, True, optimized, verbose, has_aux=has_aux,
-                       scalar=True)
+                       scalar=True, compile=compile, fallback=fallback)
 
 
-def jvp(func=None, wrt=(0,), *, optimized=True, verbose=0):
+def jvp(func=None, wrt=(0,), *, optimized=True, compile=None, fallback=False, verbose=0):
     """The Jacobian-vector product of `func`, by forward mode.
 
     The generated function takes `func`'s arguments (all of them: defaults
@@ -198,12 +241,13 @@ def jvp(func=None, wrt=(0,), *, optimized=True, verbose=0):
     (0.0, 2.0)
     """
     if func is None:
-        return functools.partial(jvp, wrt=wrt, optimized=optimized, verbose=verbose)
-    return _autodiff(func, mode="forward", wrt=wrt, optimized=optimized,
-                     verbose=verbose)
+        return functools.partial(jvp, wrt=wrt, optimized=optimized, compile=compile,
+                                 fallback=fallback, verbose=verbose)
+    return _derivative(func, "forward", wrt, False, optimized, verbose, compile=compile,
+                       fallback=fallback)
 
 
-def vjp(func=None, wrt=(0,), *, optimized=True, verbose=0):
+def vjp(func=None, wrt=(0,), *, optimized=True, compile=None, fallback=False, verbose=0):
     """The vector-Jacobian product of `func`, by reverse mode.
 
     Like `grad` for a function of any output: an array, a number, or a
@@ -223,8 +267,10 @@ def vjp(func=None, wrt=(0,), *, optimized=True, verbose=0):
     3.0
     """
     if func is None:
-        return functools.partial(vjp, wrt=wrt, optimized=optimized, verbose=verbose)
-    return _derivative(func, "reverse", wrt, False, optimized, verbose, kind="vjp")
+        return functools.partial(vjp, wrt=wrt, optimized=optimized, compile=compile,
+                                 fallback=fallback, verbose=verbose)
+    return _derivative(func, "reverse", wrt, False, optimized, verbose, kind="vjp",
+                       compile=compile, fallback=fallback)
 
 
 def show_source(fn, *example_args, **example_kwargs):

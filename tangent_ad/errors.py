@@ -101,6 +101,16 @@ class TemplateError(TangentADError):
                     "        d[x] = d[result] * 3 * x * x")
 
 
+class CompileError(TangentADError):
+    """A derivative asked for with ``compile="numba"`` that cannot be
+    compiled: Numba is not installed, or the derivative holds a construct
+    Numba does not support (named with the user's line it comes from)."""
+
+    default_hint = ("pass compile=None to run the derivative as Python, or "
+                    "compile=\"numba\", fallback=True to run it as Python with a warning "
+                    "when it cannot compile")
+
+
 class InternalError(TangentADError):
     """Something went wrong inside tangent_ad itself: this is a bug."""
 

@@ -144,6 +144,13 @@ def _where(primal):
     return f"{primal.__qualname__} ({code.co_filename}:{code.co_firstlineno})"
 
 
+def find_statement(primal, statement, kind="grad"):
+    """``(file, line, text)`` of the statement of the user's function
+    `primal` that a ``# Grad of: statement`` comment names (`kind`
+    "grad"), or None when it is not found once."""
+    return _find(primal, statement, kind)
+
+
 def _find(primal, statement, kind):
     """``(file, line, text)`` of the statement of `primal` matching a
     ``# Grad of:`` text, or the one assignment to a forward-pass name."""

@@ -30,6 +30,9 @@ import inspect
 import linecache
 import re
 import types
+import warnings
+import dataclasses
+from dataclasses import dataclass
 
 import gast
 import numpy as np
@@ -43,6 +46,7 @@ from tangent_ad.staging import accumulate, inline, specialize
 from tangent_ad.optimize.fixed_point import fingerprint
 from tangent_ad.staging.kinds import kind_of
 from tangent_ad.staging.unit import OUTPUT_ADJOINT, Unit
+from tangent_ad.errors import CompileError
 
 CALLS_BEFORE_STAGING = 2  # calls with the same kinds before a copy is written
 MAX_VARIANTS = 8          # copies per derivative; more kinds run the general one
@@ -51,7 +55,7 @@ MAX_ROUNDS = 10
 _COMMENT = re.compile(r"^(\s*)# (.*)$")
 
 
-def staged(fn, rebuild=None):
+def staged(fn, rebuild=None, compiled=None):
     """A dispatcher for the generated function `fn` (see the module
     docstring); `fn` itself when its signature or namespace rule staging
     out (keyword-only or variadic parameters, helpers reading the globals
@@ -59,7 +63,9 @@ def staged(fn, rebuild=None):
     a builtin the rewrites rely on is written under another name by the
     resolver, so the names these passes read are the helpers'). With `rebuild`,
     the dispatcher calls it for a new general derivative when `fn`'s
-    dependencies change (``live.py``)."""
+    dependencies change (``live.py``). With `compiled` (a `Compiling`),
+    each copy is compiled (``tangent_ad.compiled``), on the first call with
+    new kinds; `fn` itself then means it cannot be."""
     if hasattr(fn, "__tangent_ad_stager__"):
         return fn  # already staged
     info = fn.__tangent_ad__
@@ -67,7 +73,18 @@ def staged(fn, rebuild=None):
     if any(p.kind is not p.POSITIONAL_OR_KEYWORD for p in params) or \
             scopes.live_key(1) in info.namespace:
         return fn
-    return _Stager(fn, [p.name for p in params], rebuild).dispatcher
+    return _Stager(fn, [p.name for p in params], rebuild, compiled).dispatcher
+
+
+@dataclass(frozen=True)
+class Compiling:
+    """How the copies of a derivative are compiled: with `backend`
+    ("numba"); with `fallback`, a copy that cannot be runs as Python, with
+    a warning; `verbose` reports the compile time."""
+
+    backend: str = "numba"
+    fallback: bool = False
+    verbose: int = 0
 
 
 def variants(fn):
@@ -88,17 +105,21 @@ def source_for(fn, args, kwargs):
     bound.apply_defaults()
     key = stager.key(bound.args)
     if key not in stager.variants:
-        try:
-            stager.variants[key] = stager._variant(key)
-        except Exception as exc:  # noqa: BLE001 - as in a call: the general one runs
-            stager.errors[key] = exc
-            stager.variants[key] = stager.general
+        if stager.compiling is not None:
+            stager.variants[key] = stager._compiled(key, bound.args)
+        else:
+            try:
+                stager.variants[key] = stager._variant(key)
+            except Exception as exc:  # noqa: BLE001 - as in a call: the general one runs
+                stager.errors[key] = exc
+                stager.variants[key] = stager.general
     return stager.sources.get(key) if stager.variants[key] is not stager.general else None
 
 
 class _Stager:
-    def __init__(self, general, params, rebuild=None):
+    def __init__(self, general, params, rebuild=None, compiling=None):
         self.params = params
+        self.compiling = compiling
         self.name = general.__name__
         self.rebuild = rebuild  # makes the general derivative again, when it is stale
         self.ns = {}
@@ -124,6 +145,7 @@ class _Stager:
         self.constants = {}  # name -> value, for the guards
         self.copies = 0      # pullback copies written so far
         self.errors = {}     # kinds -> the exception that stopped their copy
+        self.kernels = {}    # kinds -> compiler.Compiled, when compiling
         self.unspecialized = None  # code running the general one, when no copy helps
         self.ns.clear()
         self.ns.update(self.info.namespace)
@@ -161,6 +183,8 @@ class _Stager:
         fn = self.variants.get(key)
         if fn is None:
             count = self.seen.get(key, 0) + 1
+            if self.compiling is not None and len(self.variants) < MAX_VARIANTS:
+                count = CALLS_BEFORE_STAGING  # compiled on the first call
             if count < CALLS_BEFORE_STAGING or len(self.variants) >= MAX_VARIANTS:
                 if len(self.seen) > MAX_SEEN:
                     self.seen.clear()
@@ -170,12 +194,15 @@ class _Stager:
                 except Exception as exc:
                     tracebacks.annotate(exc)  # name the user's line
                     raise
-            try:
-                with progress.timed(f"specializing {self.name} to its arguments"):
-                    fn = self._variant(key)
-            except Exception as exc:  # noqa: BLE001 - a bug here must not cost the gradient
-                self.errors[key] = exc
-                fn = self.general
+            if self.compiling is not None:
+                fn = self._compiled(key, args)
+            else:
+                try:
+                    with progress.timed(f"specializing {self.name} to its arguments"):
+                        fn = self._variant(key)
+                except Exception as exc:  # noqa: BLE001 - a bug must not cost the gradient
+                    self.errors[key] = exc
+                    fn = self.general
             self.variants[key] = fn
         if fn is not self.general:
             if key not in self.guarded:
@@ -225,6 +252,66 @@ class _Stager:
         """The copy of the derivative for argument kinds `key`, with copies
         of the pullbacks it calls (the general derivative when specializing
         changes nothing)."""
+        trees = self._specialized(key)
+        if trees is None:
+            return self.general
+        self.sources[key] = "\n\n".join(emit.run(tree) for tree in trees)
+        return self._compile(self.sources[key], f"for {_describe(key[:len(self.params)])}")
+
+    def _compiled(self, key, args):
+        """The compiled copy for kinds `key` (compiled for the types of
+        `args`), as a function of the parameters; on a CompileError with
+        ``fallback``, the general derivative, with a warning."""
+        from tangent_ad.compiled import compiler
+        try:
+            compiler.require_numba()
+            try:
+                trees = self._specialized(key)
+            except Exception as exc:  # noqa: BLE001 - compile the general one instead
+                self.errors[key] = exc
+                trees = None
+            if trees is None:
+                trees = [copy_tree(t) for t in self.info.trees] or _parse(self.info.source)
+            module = self.ns.get(LIVE_KEY) or {}
+            live = {n: module[n] for n in sorted(self.ns.get(LIVE_NAMES_KEY, ()))
+                    if n in module}
+            label = f"numba for {_describe(key[:len(self.params)])}"
+            with progress.timed(f"compiling {self.name} with numba", self.compiling.verbose):
+                done = compiler.compile_unit(trees, self.ns, live, self.info.primal,
+                                             args, label)
+        except CompileError as exc:
+            if not self.compiling.fallback:
+                raise
+            self.errors[key] = exc
+            warnings.warn(f"tangent_ad: {self.name} runs as Python, not compiled:\n{exc}",
+                          RuntimeWarning, stacklevel=4)
+            return self.general
+        if self.compiling.verbose:
+            progress.report(f"compiled {self.name} with numba in {done.seconds:.2f} s",
+                            self.compiling.verbose)
+        self.sources[key] = done.source
+        kernel, live_names = done.kernel, done.live_names
+        module = self.ns.get(LIVE_KEY)
+        run = kernel if not live_names else \
+            (lambda *a: kernel(*a, *[module[n] for n in live_names]))
+        try:
+            cast = compiler.checked(run, self.general, args, self.info.primal)
+        except CompileError as exc:
+            if not self.compiling.fallback:
+                raise
+            warnings.warn(f"tangent_ad: {self.name} runs as Python, not compiled:\n{exc}",
+                          RuntimeWarning, stacklevel=4)
+            return self.general
+        if cast is not None:  # a dtype NumPy keeps and Numba promotes, cast back
+            plain = run
+            run = lambda *a: cast(plain(*a))  # noqa: E731
+            done = dataclasses.replace(done, kernel=run, live_names=())
+        self.kernels[key] = done
+        return run
+
+    def _specialized(self, key):
+        """The specialized trees of the unit for kinds `key`, or None when
+        specializing changes nothing (or a fact changed while rewriting)."""
         functions = [copy_tree(t) for t in self.info.trees] or _parse(self.info.source)
         general = fingerprint(functions[0])
         root, pullbacks = functions[0], {f.name: f for f in functions[1:]}
@@ -238,11 +325,10 @@ class _Stager:
             tree.name = spec.name
             trees.append(optimize(tree, unit.params(spec_key), unit, (OUTPUT_ADJOINT,)))
         if unit.invalid != dropped:
-            return self.general  # a fact changed while rewriting: trust none
+            return None  # a fact changed while rewriting: trust none
         if len(trees) == 1 and fingerprint(trees[0]) == general:
-            return self.general
-        self.sources[key] = "\n\n".join(emit.run(tree) for tree in trees)
-        return self._compile(self.sources[key], f"for {_describe(key[:len(self.params)])}")
+            return None
+        return trees
 
     def _fresh(self, callee):
         self.copies += 1
@@ -262,12 +348,28 @@ class _Stager:
             else:
                 checks.append(f"type({param}) is {self._constant(type(kind.sample()))}")
         checks += self._dependency_checks()
+        if key in self.kernels:
+            return self._guarded_kernel(key, checks)
         lines = self.sources[key].splitlines()
         start = next(i for i, line in enumerate(lines) if line.rstrip().endswith(":")) + 1
         guard = ["    if not (" + "\n            and ".join(checks) + "):",
                  f"        return _tad_stage({', '.join(self.params)})"] if checks else []
         source = "\n".join(lines[:start] + guard + lines[start:]) + "\n"
         return self._compile(source, f"for {_describe(key[:len(self.params)])}, guarded").__code__
+
+    def _guarded_kernel(self, key, checks):
+        """The code that calls the compiled kernel for `key` behind its guard
+        (the live globals it takes are read live here, at each call)."""
+        done = self.kernels[key]
+        kernel = self._identity(done.kernel)
+        arguments = ", ".join(self.params)
+        source = "\n".join([f"def {self.name}({arguments}):",
+                            "    if not (" + "\n            and ".join(checks or ["True"]) + "):",
+                            f"        return _tad_stage({arguments})",
+                            f"    return {kernel}({', '.join(self.params + list(done.live_names))})",
+                            ""])
+        return self._compile(source, f"numba for {_describe(key[:len(self.params)])}, "
+                                     f"guarded").__code__
 
     def _dependency_checks(self):
         """Guard terms that hold while the derivative is current (the

@@ -1,0 +1,192 @@
+"""Numba, run on the Numba form of a derivative, and what it reports.
+
+`compile_unit` writes the Numba form (``numba_form``) of a unit's trees,
+compiles it for the types of one call's arguments (so compile time is
+spent, and reported, before the derivative runs), and returns the
+compiled kernel with the source Numba compiled. Whatever Numba refuses
+becomes a `CompileError` that names the user's line and the construct:
+never a Numba traceback.
+"""
+import linecache
+import re
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from tangent_ad import emit, tracebacks
+from tangent_ad.errors import CompileError
+from tangent_ad.compiled import numba_form
+
+BACKENDS = ("numba",)
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A compiled kernel: it takes the derivative's parameters, then the
+    values of `live_names` (the data globals it reads live)."""
+
+    kernel: object
+    source: str
+    live_names: tuple
+    seconds: float
+
+
+def check_option(compile, fallback):
+    """Refuse a `compile` option other than None and "numba"."""
+    if compile is not None and compile not in BACKENDS:
+        raise ValueError(f"compile={compile!r}: the choices are None (run as Python) "
+                         f"and 'numba'")
+    if fallback and compile is None:
+        raise ValueError("fallback=True needs compile='numba'")
+
+
+def require_numba():
+    """The numba module, or a CompileError saying how to install it."""
+    try:
+        import numba
+    except ImportError:
+        raise CompileError(
+            "compile='numba' needs Numba, which is not installed",
+            hint="pip install numba (or pip install 'tangent-sct[numba]'); "
+                 "compile=None runs the derivative as Python") from None
+    return numba
+
+
+def compile_unit(trees, namespace, live_values, primal, args, label):
+    """Compile the unit `trees` (see ``numba_form.run``) for the types of
+    `args`, the parameters' values. `live_values` maps the data globals the
+    derivative reads live to their values now; `namespace` is the generated
+    code's; `label` names the file."""
+    numba = require_numba()
+    from tangent_ad.compiled import helpers
+
+    def locate(stmt, text):
+        return _user_line(primal, text)
+
+    tree = numba_form.run(trees, tuple(live_values), locate)
+    live = tuple(a.id for a in tree.args.args[len(args):])
+    source = "@numba.njit\n" + emit.run(tree)
+    filename = f"<tangent_ad {tree.name} {label}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    ns = helpers.namespace(namespace)
+    ns["numba"] = numba
+    start = time.perf_counter()
+    exec(compile(source, filename, "exec"), ns)
+    kernel = ns[tree.name]
+    try:
+        signature = tuple(numba.typeof(v) for v in list(args) + [live_values[n] for n in live])
+    except ValueError as exc:
+        raise CompileError(f"this derivative cannot be compiled with numba: an argument "
+                           f"has a type Numba does not take ({exc})",
+                           filename=_file(primal), lineno=_first_line(primal),
+                           hint="numba form takes numbers and NumPy arrays; "
+                                "compile=None runs it as Python") from None
+    try:
+        kernel.compile(signature)
+    except numba.core.errors.NumbaError as exc:
+        raise _explain(exc, filename, source, primal) from None
+    kernel.disable_compile()  # a call of other types goes through the guard first
+    return Compiled(kernel, source, live, time.perf_counter() - start)
+
+
+def _explain(exc, filename, source, primal):
+    """A CompileError for what Numba reported: its reason, at the user's line."""
+    text = _ANSI.sub("", str(exc))
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    reasons = [line for line in lines if not line.startswith(("Failed in ", "During:", "File "))
+               and not set(line) <= set("^-")]
+    reason = reasons[0] if reasons else "Numba could not compile it"
+    found = re.findall(rf'File "{re.escape(filename)}", line (\d+)', text)
+    where = (_file(primal), _first_line(primal), None)
+    generated = None
+    if found:
+        lineno = int(found[-1])
+        generated = source.splitlines()[lineno - 1].strip()
+        comment = _comment_above(source.splitlines(), lineno)
+        where = _user_line(primal, comment)
+    message = f"this derivative cannot be compiled with numba: {reason}"
+    if generated:
+        message += f"\n  (generated line: {generated})"
+    return CompileError(message, filename=where[0], lineno=where[1], source_line=where[2],
+                        hint="tad.show_source(g, *args) shows the code Numba compiled; "
+                             "compile='numba', fallback=True runs it as Python with a "
+                             "warning, compile=None without one")
+
+
+def _comment_above(lines, lineno):
+    for line in reversed(lines[:lineno - 1]):
+        stripped = line.strip()
+        if stripped.startswith("# Grad of: "):
+            return stripped[len("# Grad of: "):]
+        if stripped.startswith("def "):
+            return None
+    return None
+
+
+def _user_line(primal, text):
+    """(file, line, source) of the user's line that a ``# Grad of: text``
+    comment names; the function's first line when there is none."""
+    if text is not None and primal is not None:
+        found = tracebacks.find_statement(primal, text)
+        if found is not None:
+            return found
+    return _file(primal), _first_line(primal), text
+
+
+def _file(primal):
+    code = getattr(primal, "__code__", None)
+    return code.co_filename if code is not None else None
+
+
+def _first_line(primal):
+    code = getattr(primal, "__code__", None)
+    return code.co_firstlineno if code is not None else None
+
+
+def checked(run, general, args, primal):
+    """Run the compiled `run` and the interpreted `general` once on `args`
+    and compare: a disagreement beyond rounding is a CompileError (a Numba
+    semantics difference must never become a wrong number). Returns None,
+    or a function that casts the compiled results to the dtypes NumPy
+    gives (Numba promotes ``float32 * 2.0`` to float64; NumPy does not)."""
+    got, want = run(*args), general(*args)
+    casts = []
+    if not _agree(got, want, casts):
+        raise CompileError(
+            "the compiled derivative disagrees with the interpreted one on the first "
+            "call (a difference of Numba's semantics from NumPy's)",
+            filename=_file(primal), lineno=_first_line(primal),
+            hint="compile=None runs it as Python; please report the function")
+    return _cast_to(want) if casts else None
+
+
+def _agree(got, want, casts):
+    if isinstance(want, (tuple, list)):
+        return isinstance(got, (tuple, list)) and len(got) == len(want) and \
+            all(_agree(g, w, casts) for g, w in zip(got, want))
+    if want is None or got is None:
+        return want is got
+    w, g = np.asarray(want), np.asarray(got)
+    if w.shape != g.shape:
+        return False
+    if isinstance(want, (np.ndarray, np.generic)) and g.dtype != w.dtype:
+        casts.append(True)
+    tol = 1e-5 if w.dtype.itemsize <= 4 or g.dtype.itemsize <= 4 else 1e-9
+    return bool(np.allclose(g, w, rtol=tol, atol=tol, equal_nan=True))
+
+
+def _cast_to(like):
+    """A function giving a value of the structure of `like` its dtypes."""
+    if isinstance(like, (tuple, list)):
+        parts = [_cast_to(item) for item in like]
+        kind = type(like)
+        return lambda value: kind(p(v) for p, v in zip(parts, value))
+    if isinstance(like, np.ndarray):
+        dtype = like.dtype
+        return lambda value: value.astype(dtype, copy=False)
+    if isinstance(like, np.generic):
+        kind = type(like)
+        return lambda value: kind(value)
+    return lambda value: value

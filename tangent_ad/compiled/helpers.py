@@ -1,0 +1,139 @@
+"""Numba versions of the runtime helpers a staged derivative still calls.
+
+Staging removes most helpers once the kinds of the arguments are known;
+the few left (``cast_like`` at the return, ``float_argument`` of an int
+argument, ``unbroadcast`` and ``zeros_like`` where a kind was not decided)
+are written here for Numba with ``numba.extending.overload``: each picks,
+when Numba compiles the call, the case for its argument types, as the
+Python helper picks it at run time. A helper without a Numba version stops
+compilation with a `CompileError` naming the line that calls it
+(``compiler``). `namespace` swaps them in by identity, not by name.
+
+Importing this module imports Numba.
+"""
+import numpy as np
+from numba import types
+from numba.extending import overload
+from numba.np.numpy_support import as_dtype
+
+from tangent_ad import runtime
+
+
+def _number(t):
+    return isinstance(t, (types.Float, types.Integer)) and not isinstance(t, types.Boolean)
+
+
+def _stand_in(helper):
+    """A function named like `helper` whose only body is its Numba version."""
+    def stand_in(*args):
+        raise RuntimeError(f"{helper.__name__} runs compiled only")
+    stand_in.__name__ = stand_in.__qualname__ = helper.__name__
+    stand_in.__doc__ = f"The Numba version of tangent_ad.runtime.{helper.__name__}."
+    return stand_in
+
+
+cast_like = _stand_in(runtime.cast_like)
+float_argument = _stand_in(runtime.float_argument)
+zeros_like = _stand_in(runtime.zeros_like)
+zero_tangent = _stand_in(runtime.zero_tangent)
+unbroadcast = _stand_in(runtime.unbroadcast)
+ensure_real = _stand_in(runtime.ensure_real)
+ensure_scalar = _stand_in(runtime.ensure_scalar)
+
+
+@overload(cast_like)
+def _cast_like(g, x):
+    """`g` in the type of `x`: a float for a number, an array of x's dtype."""
+    if _number(g) and isinstance(x, types.Float):
+        return lambda g, x: _as_float_of(g, x)
+    if _number(g) and isinstance(x, types.Integer):
+        return lambda g, x: float(g)
+    if isinstance(g, types.Array) and isinstance(x, types.Array) and g.ndim == x.ndim:
+        if g.dtype == x.dtype:
+            return lambda g, x: g
+        target = as_dtype(x.dtype if isinstance(x.dtype, types.Float) else types.float64).type
+        return lambda g, x: g.astype(target)
+    return None
+
+
+def _as_float_of(g, x):
+    raise RuntimeError("runs compiled only")
+
+
+@overload(_as_float_of)
+def _as_float_of_impl(g, x):
+    if x == types.float32:
+        return lambda g, x: np.float32(g)
+    return lambda g, x: float(g)
+
+
+@overload(float_argument)
+def _float_argument(x):
+    if isinstance(x, types.Float):
+        return lambda x: x
+    if isinstance(x, types.Integer) and not isinstance(x, types.Boolean):
+        return lambda x: float(x)
+    if isinstance(x, types.Array) and isinstance(x.dtype, types.Float):
+        return lambda x: x
+    if isinstance(x, types.Array) and isinstance(x.dtype, types.Integer):
+        return lambda x: x.astype(np.float64)
+    return None
+
+
+def _zeros(x):
+    if _number(x):
+        return lambda x: 0.0
+    if isinstance(x, types.Array):
+        return lambda x: np.zeros_like(x)
+    return None
+
+
+overload(zeros_like)(_zeros)
+overload(zero_tangent)(_zeros)
+
+
+@overload(unbroadcast)
+def _unbroadcast(g, x):
+    """`g` summed to the shape of `x` (leading axes of g that x lacks)."""
+    if _number(g) and _number(x):
+        return lambda g, x: _as_float_of(g, x)
+    if isinstance(g, types.Array) and _number(x):
+        return lambda g, x: _as_float_of(np.sum(g), x)
+    if _number(g) and isinstance(x, types.Array):
+        return lambda g, x: np.full(x.shape, g, x.dtype)
+    if isinstance(g, types.Array) and isinstance(x, types.Array):
+        if g.ndim == x.ndim:
+            def same_rank(g, x):
+                if g.shape != x.shape:
+                    raise ValueError("unbroadcast over an axis of length 1 is not compiled")
+                return g
+            return same_rank
+        if g.ndim > x.ndim:
+            return lambda g, x: np.ascontiguousarray(g).reshape((-1,) + x.shape).sum(axis=0)
+    return None
+
+
+@overload(ensure_real)
+def _ensure_real(value):
+    if _number(value) or isinstance(value, types.Array) and \
+            not isinstance(value.dtype, types.Complex):
+        return lambda value: None
+    return None
+
+
+@overload(ensure_scalar)
+def _ensure_scalar(value):
+    if _number(value):
+        return lambda value: None
+    return None
+
+
+_VERSIONS = {id(getattr(runtime, f.__name__)): f for f in (
+    cast_like, float_argument, zeros_like, zero_tangent, unbroadcast, ensure_real,
+    ensure_scalar)}
+
+
+def namespace(ns):
+    """A copy of the namespace `ns` of generated code, each runtime helper
+    with a Numba version replaced by that version (found by identity)."""
+    return {key: _VERSIONS.get(id(value), value) for key, value in ns.items()}

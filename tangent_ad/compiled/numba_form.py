@@ -1,0 +1,183 @@
+"""The Numba form of a specialized derivative: the same tree, written so
+that ``numba.njit`` compiles it.
+
+A staged copy (``staging.dispatch``) is already plain arithmetic on numbers
+and arrays of known kinds. Four things in it keep Numba from compiling it,
+and `run` rewrites each:
+
+* One save stack holds every value the adjoint restores, of every type;
+  a Numba list holds one type. Each save site gets a list of its own: the
+  pushes of ``x`` and the pops into ``x`` use ``stack_x``, the branch
+  decisions ``stack_branch``. Every pop restores the value its own push
+  saved, so the pairs of one site nest as they did on the one stack, and
+  each list is still last in, first out.
+* ``for i in reversed(range(a, b)):`` becomes ``range(b - 1, a - 1, -1)``.
+* Numba freezes the globals a function reads when it compiles. The data
+  globals a derivative reads live (``DT = 0.01`` in the user's module)
+  become trailing parameters, so each call passes their current value.
+* Parameter defaults go: the dispatcher in front applies them.
+
+What Numba cannot compile at all, a closure (the pullback of a called
+function, which returns its ``back``) or a nested function, is refused
+here with the user's line, before anything is compiled.
+"""
+import gast
+
+from tangent_ad.errors import CompileError
+from tangent_ad.nodes import (STACK, call, const, copy_tree, is_comment, is_pop, is_push,
+                              name, walk)
+
+BRANCH_SITE = "branch"
+
+
+def run(functions, live_names, locate):
+    """The FunctionDef to compile, from the specialized `functions` of a
+    unit (the derivative first, then the pullbacks it calls).
+    `live_names` are the data globals read live; ``locate(stmt, text)``
+    gives the (file, line, source) of the user's line behind a statement
+    of the tree (`text`: the ``# Grad of:`` comment above it, or None)."""
+    root = copy_tree(functions[0])
+    if len(functions) > 1:
+        callees = {f.name for f in functions[1:]}
+        stmt, text = _first(root, lambda s: any(
+            isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id in callees
+            for n in walk(s)))
+        _refuse("it calls a function whose derivative is a closure (a pullback that "
+                "returns its backward pass)", stmt or root, text, locate,
+                "numba form takes loops, branches and calls that staging inlines; "
+                "a call of a user function that stays a call, and recursion, do not "
+                "compile yet: compile=None runs it as Python")
+    stmt, text = _first(root, lambda s: any(
+        isinstance(n, (gast.FunctionDef, gast.Lambda, gast.Nonlocal, gast.Global))
+        for n in walk(s)))
+    if stmt is not None:
+        _refuse("it defines a function inside the derivative (a closure)", stmt, text,
+                locate, "numba compiles no closures; compile=None runs it as Python")
+    _split_stack(root, locate)
+    for node in walk(root):
+        if isinstance(node, gast.For):
+            node.iter = _counted(node, locate)
+    read = {n.id for n in walk(root) if isinstance(n, gast.Name)}
+    params = [n.id for n in root.args.args]
+    root.args.defaults = []
+    root.args.args += [name(g, store=False) for g in sorted(set(live_names) & read)
+                       if g not in params]
+    for arg in root.args.args:
+        arg.ctx = gast.Param()
+    return root
+
+
+def _split_stack(root, locate):
+    """One list per save site in place of the one stack (module docstring)."""
+    taken = {n.id for n in walk(root) if isinstance(n, gast.Name)}
+    lists = {}
+
+    def site(key):
+        if key not in lists:
+            candidate = f"{STACK}_{key}"
+            while candidate in taken:
+                candidate += "_"
+            taken.add(candidate)
+            lists[key] = candidate
+        return lists[key]
+
+    uses = 0
+    for stmt, text in _statements(root.body, None):
+        if is_push(stmt):
+            value = stmt.value.args[0] if len(stmt.value.args) == 1 else None
+            if isinstance(value, gast.Name):
+                key = value.id
+            elif isinstance(value, gast.Constant) and isinstance(value.value, bool):
+                key = BRANCH_SITE
+            else:
+                _refuse("it saves a value that is not a variable or a branch decision",
+                        stmt, text, locate)
+            stmt.value.func.value.id = site(key)
+            uses += 1
+        elif isinstance(stmt, gast.Assign) and is_pop(stmt.value):
+            if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], gast.Name):
+                _refuse("it restores a saved value into something that is not a variable",
+                        stmt, text, locate)
+            stmt.value.func.value.id = site(stmt.targets[0].id)
+            uses += 1
+        elif isinstance(stmt, gast.If) and is_pop(stmt.test):
+            stmt.test.func.value.id = site(BRANCH_SITE)
+            uses += 1
+    for node in walk(root):
+        if isinstance(node, gast.Name) and node.id == STACK:
+            stmt, text = _first(root, lambda s: node in walk(s))
+            if _is_new_stack(stmt):
+                continue
+            _refuse("it reads its save stack in a way numba form does not know", stmt,
+                    text, locate)
+    root.body = _declare(root.body, sorted(lists.values()))
+
+
+def _is_new_stack(stmt):
+    return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+        isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id == STACK and \
+        isinstance(stmt.value, gast.List) and not stmt.value.elts
+
+
+def _declare(body, lists):
+    """`body` with ``stack = []`` replaced by one empty list per site."""
+    out = []
+    for stmt in body:
+        if _is_new_stack(stmt):
+            out += [gast.Assign(targets=[name(n, store=True)], value=gast.List(
+                elts=[], ctx=gast.Load()), type_comment=None) for n in lists]
+        else:
+            out.append(stmt)
+    return out
+
+
+def _counted(loop, locate):
+    """The iterable of `loop`, with ``reversed(range(...))`` counted down."""
+    it = loop.iter
+    if not (isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and
+            it.func.id == "reversed"):
+        return it
+    inner = it.args[0] if len(it.args) == 1 else None
+    if not (isinstance(inner, gast.Call) and isinstance(inner.func, gast.Name) and
+            inner.func.id == "range" and 1 <= len(inner.args) <= 2 and not inner.keywords):
+        _refuse("it walks a sequence backwards with reversed(), which numba does not support",
+                loop, None, locate)
+    start, stop = (const(0), inner.args[0]) if len(inner.args) == 1 else inner.args
+    return call("range", _minus_one(stop), _minus_one(start), const(-1))
+
+
+def _minus_one(value):
+    if isinstance(value, gast.Constant) and type(value.value) is int:
+        return const(value.value - 1)
+    return gast.BinOp(left=value, op=gast.Sub(), right=const(1))
+
+
+def _statements(body, text):
+    """``(statement, comment text above it)`` for every statement, in order."""
+    for stmt in body:
+        if is_comment(stmt):
+            text = stmt.value.args[0].value
+            continue
+        yield stmt, text
+        for field in ("body", "orelse"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list) and not isinstance(stmt, gast.FunctionDef):
+                yield from _statements(inner, text)
+
+
+def _first(root, test):
+    """The first innermost statement passing `test`, and its comment text."""
+    found = (None, None)
+    for stmt, text in _statements(root.body, None):
+        if test(stmt):
+            found = (stmt, text)
+            if not any(test(s) for f in ("body", "orelse")
+                       for s in getattr(stmt, f, None) or () if isinstance(s, gast.stmt)):
+                return found
+    return found
+
+
+def _refuse(what, stmt, text, locate, hint=None):
+    filename, lineno, source = locate(stmt, text)
+    raise CompileError(f"this derivative cannot be compiled with numba: {what}",
+                       filename=filename, lineno=lineno, source_line=source, hint=hint)

@@ -1,0 +1,188 @@
+"""compile="numba": the same derivative, compiled (tangent_ad.compiled).
+
+Every compiled derivative is checked against the interpreted one to 1e-12
+and against central differences; the refusals name the user's line.
+"""
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import tangent_ad as tad
+from tangent_ad.testing import numerical_grad
+
+numba = pytest.importorskip("numba", reason="Numba is an optional extra (pip install numba)")
+
+from benchmarks.workloads import EVERY_BY_NAME  # noqa: E402
+
+DT = 0.05  # a data global the derivatives below read live
+
+
+def damped(k, c, n):
+    x = 1.0
+    v = 0.0
+    for i in range(n):
+        a = -k * x - c * v
+        v = v + DT * a
+        x = x + DT * v
+        if x > 1.5:
+            x = 1.5
+    return x * x + np.sin(v)
+
+
+def branchy(x, n):
+    for i in range(n):
+        if x > 0.5:
+            x = x * 0.9 + 0.05
+        else:
+            x = np.sin(x) + 0.3
+    return x
+
+
+def array_loop(w, x, n):
+    h = x
+    for i in range(n):
+        h = np.tanh(w * h + 0.1)
+    return np.sum(h * h)
+
+
+def _close(a, b, tol=1e-12):
+    a = a if isinstance(a, tuple) else (a,)
+    b = b if isinstance(b, tuple) else (b,)
+    assert len(a) == len(b)
+    for x, y in zip(a, b):
+        np.testing.assert_allclose(np.asarray(x), np.asarray(y), rtol=tol, atol=tol)
+
+
+COMPILED_WORKLOADS = ["loop", "scalar_params", "ode", "logreg", "logaddexp_lr", "mlp"]
+
+
+@pytest.mark.parametrize("name", COMPILED_WORKLOADS)
+def test_workload_matches_interpreted(name):
+    module = EVERY_BY_NAME[name]
+    args = module.make_inputs(module.SMALL, np.random.default_rng(1))
+    interpreted = tad.grad(module.loss, wrt=module.WRT)(*args)
+    compiled = tad.grad(module.loss, wrt=module.WRT, compile="numba")
+    _close(compiled(*args), interpreted)
+    _close(compiled(*args), interpreted)  # the guarded call runs the kernel too
+    source = tad.show_source(compiled, *args)
+    assert source.startswith("@numba.njit\n")
+    assert "stack.append" not in source and "reversed(" not in source
+
+
+def test_scalar_loop_matches_finite_differences():
+    g = tad.grad(damped, wrt=(0, 1), compile="numba")
+    for k, c in [(1.0, 0.1), (2.3, 0.4), (0.5, 1.2)]:
+        got = g(k, c, 80)
+        _close(got, tad.grad(damped, wrt=(0, 1))(k, c, 80))
+        want = (numerical_grad(damped, (k, c, 80), 0), numerical_grad(damped, (k, c, 80), 1))
+        _close(got, want, tol=1e-6)
+
+
+def test_branch_decisions_and_restores_each_use_their_own_list():
+    g = tad.grad(branchy, compile="numba")
+    for x in (0.1, 0.7, 2.0):
+        _close(g(x, 30), tad.grad(branchy)(x, 30))
+    source = tad.show_source(g, 0.1, 30)
+    assert "stack_branch = []" in source and "stack_x = []" in source
+    assert "range(n - 1, -1, -1)" in source
+
+
+def test_every_transform_compiles():
+    args = (1.3, 0.2, 40)
+    _close(tad.value_and_grad(damped, wrt=(0, 1), compile="numba")(*args),
+           tad.value_and_grad(damped, wrt=(0, 1))(*args))
+    _close(tad.vjp(damped, compile="numba")(*args, 2.0), tad.vjp(damped)(*args, 2.0))
+    _close(tad.jvp(damped, compile="numba")(*args, 1.0), tad.jvp(damped)(*args, 1.0))
+
+
+def test_a_data_global_is_read_at_each_call():
+    global DT
+    g = tad.grad(damped, compile="numba")
+    first = g(1.0, 0.1, 50)
+    try:
+        DT = 0.02
+        second = g(1.0, 0.1, 50)
+        _close(second, tad.grad(damped)(1.0, 0.1, 50))
+    finally:
+        DT = 0.05
+    assert abs(first - second) > 1e-3
+
+
+def squares(x):
+    return np.sum(np.tanh(x) ** 2)
+
+
+def test_new_kinds_compile_again_and_keep_dtype():
+    g = tad.grad(array_loop, compile="numba")
+    x64 = np.linspace(-1.0, 1.0, 5)
+    _close(g(0.7, x64, 4), tad.grad(array_loop)(0.7, x64, 4))
+    _close(g(0.7, x64[:3], 4), tad.grad(array_loop)(0.7, x64[:3], 4))  # a new shape
+    assert len(g.__tangent_ad_stager__.kernels) == 2
+    h = tad.grad(squares, compile="numba")
+    x32 = x64.astype(np.float32)
+    got = h(x32)
+    assert got.dtype == np.float32 and got.shape == (5,)
+    np.testing.assert_allclose(got, tad.grad(squares)(x32), rtol=1e-6)
+    _close(h(x64), tad.grad(squares)(x64))
+
+
+def test_a_loop_mixing_float32_and_python_floats_is_refused():
+    # Numba promotes float32 * a Python float to float64 (NumPy keeps float32):
+    # the loop's value changes type, which Numba refuses; that is said, not run
+    g = tad.grad(array_loop, wrt=1, compile="numba")
+    with pytest.raises(tad.CompileError, match="unify"):
+        g(0.7, np.ones(3, np.float32), 4)
+
+
+def test_a_closure_is_refused_with_the_users_line():
+    module = EVERY_BY_NAME["tree"]
+    args = module.make_inputs(module.SMALL, np.random.default_rng(0))
+    g = tad.grad(module.loss, wrt=module.WRT, compile="numba")
+    with pytest.raises(tad.CompileError) as info:
+        g(*args)
+    assert info.value.filename.endswith("tree.py") and info.value.lineno is not None
+    assert "closure" in str(info.value) and "compile=None" in str(info.value)
+
+
+def test_an_unsupported_call_names_the_line_not_a_numba_traceback():
+    module = EVERY_BY_NAME["gp_nll"]
+    args = module.make_inputs(module.SMALL, np.random.default_rng(0))
+    g = tad.grad(module.loss, wrt=module.WRT, compile="numba")
+    with pytest.raises(tad.CompileError) as info:
+        g(*args)
+    text = str(info.value)
+    assert info.value.filename.endswith("gp_nll.py")
+    assert "solve_triangular" in text and "Traceback" not in text and "\x1b[" not in text
+
+
+def test_fallback_runs_as_python_with_a_warning():
+    module = EVERY_BY_NAME["tree"]
+    args = module.make_inputs(module.SMALL, np.random.default_rng(0))
+    g = tad.grad(module.loss, wrt=module.WRT, compile="numba", fallback=True)
+    with pytest.warns(RuntimeWarning, match="runs as Python"):
+        got = g(*args)
+    _close(got, tad.grad(module.loss, wrt=module.WRT)(*args))
+
+
+def test_options_are_checked():
+    with pytest.raises(ValueError, match="compile="):
+        tad.grad(damped, compile="llvm")
+    with pytest.raises(ValueError, match="fallback"):
+        tad.grad(damped, fallback=True)
+
+
+def test_without_numba_the_error_says_how_to_install_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "numba", None)  # import numba raises ImportError
+
+    def fresh(k, c, n):
+        return damped(k, c, n) * 1.0
+
+    with pytest.raises(tad.CompileError, match="pip install numba"):
+        tad.grad(fresh, compile="numba")
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        g = tad.grad(fresh, compile="numba", fallback=True)
+    assert any("runs as Python" in str(w.message) for w in seen)
+    _close(g(1.0, 0.2, 10), tad.grad(fresh)(1.0, 0.2, 10))
