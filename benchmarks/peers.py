@@ -73,6 +73,37 @@ def tangent_ad_staged(module, args):
     return contender
 
 
+def tangent_ad_numba(module, args):
+    """``tad.grad(..., compile="numba")``; its first call, which compiles
+    for the kinds of `args`, is timed as compile_time."""
+    import tangent_ad as tad
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        raise Missing("compiled: numba is not installed (pip install numba)") from None
+    df = tad.grad(module.loss, wrt=module.WRT, compile="numba")
+    start = time.perf_counter()
+    try:
+        df(*args)
+    except tad.CompileError as exc:
+        raise Unsupported(first_line(exc).split(": ", 1)[-1]) from exc
+    return Contender("compiled", lambda: df(*args), compile_time=time.perf_counter() - start)
+
+
+def hand_numba(module, args):
+    """The hand-written gradient under ``numba.njit``, where Numba compiles it."""
+    try:
+        import numba
+    except ImportError:
+        raise Missing("hand numba: numba is not installed") from None
+    fn = numba.njit(module.grad_by_hand)
+    try:
+        fn(*args)
+    except numba.core.errors.NumbaError as exc:
+        raise Unsupported("Numba does not compile the hand-written gradient") from exc
+    return Contender("hand numba", lambda: fn(*args))
+
+
 def autograd(module, args):
     try:
         import autograd
@@ -166,6 +197,8 @@ BUILDERS = {
     "torch": torch_eager,
     "jax": jax_grad,
     "jax.jit": jax_jit,
+    "compiled": tangent_ad_numba,
+    "hand numba": hand_numba,
 }
 
 

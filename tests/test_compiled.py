@@ -85,8 +85,21 @@ def test_branch_decisions_and_restores_each_use_their_own_list():
     for x in (0.1, 0.7, 2.0):
         _close(g(x, 30), tad.grad(branchy)(x, 30))
     source = tad.show_source(g, 0.1, 30)
-    assert "stack_branch = []" in source and "stack_x = []" in source
+    # numbers are saved in arrays, one per site, sized by the loop's count
+    assert "stack_branch = np.empty(max(n, 0) * 2, np.bool_)" in source
+    assert "stack_x = np.empty(max(n, 0), np.float64)" in source
+    assert "top_x -= 1\n" in source and "x = stack_x[top_x]" in source
     assert "range(n - 1, -1, -1)" in source
+    for x in (0.1, 0.7):
+        _close(g(x, 200), tad.grad(branchy)(x, 200))
+
+
+def test_saved_arrays_stay_in_typed_lists():
+    g = tad.grad(array_loop, compile="numba")
+    x = np.linspace(-1.0, 1.0, 5)
+    _close(g(0.7, x, 6), tad.grad(array_loop)(0.7, x, 6))
+    source = tad.show_source(g, 0.7, x, 6)
+    assert "stack_h = []" in source and "stack_h.append(h)" in source
 
 
 def test_every_transform_compiles():

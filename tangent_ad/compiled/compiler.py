@@ -9,6 +9,7 @@ never a Numba traceback.
 """
 import linecache
 import re
+import dataclasses
 import time
 from dataclasses import dataclass
 
@@ -31,6 +32,8 @@ class Compiled:
     source: str
     live_names: tuple
     seconds: float
+    tree: object = None     # the Numba form compiled
+    signature: tuple = ()   # the Numba types it was compiled for
 
 
 def check_option(compile, fallback):
@@ -60,12 +63,26 @@ def compile_unit(trees, namespace, live_values, primal, args, label):
     derivative reads live to their values now; `namespace` is the generated
     code's; `label` names the file."""
     numba = require_numba()
-    from tangent_ad.compiled import helpers
 
     def locate(stmt, text):
         return _user_line(primal, text)
 
-    tree = numba_form.run(trees, tuple(live_values), locate)
+    first = _compile_form(numba, numba_form.run(trees, tuple(live_values), locate), namespace,
+                          live_values, primal, args, label)
+    sites = _number_sites(first)
+    if not sites:
+        return first
+    try:  # the same form with arrays for the lists of numbers
+        tree = numba_form.run(trees, tuple(live_values), locate, sites)
+        second = _compile_form(numba, tree, namespace, live_values, primal, args, label)
+    except CompileError:
+        return first
+    return dataclasses.replace(second, seconds=first.seconds + second.seconds)
+
+
+def _compile_form(numba, tree, namespace, live_values, primal, args, label):
+    from tangent_ad.compiled import helpers
+
     live = tuple(a.id for a in tree.args.args[len(args):])
     source = "@numba.njit\n" + emit.run(tree)
     filename = f"<tangent_ad {tree.name} {label}>"
@@ -88,7 +105,28 @@ def compile_unit(trees, namespace, live_values, primal, args, label):
     except numba.core.errors.NumbaError as exc:
         raise _explain(exc, filename, source, primal) from None
     kernel.disable_compile()  # a call of other types goes through the guard first
-    return Compiled(kernel, source, live, time.perf_counter() - start)
+    return Compiled(kernel, source, live, time.perf_counter() - start, tree, signature)
+
+
+def _number_sites(done):
+    """{list: NumPy dtype name} for the save lists whose items Numba typed
+    as numbers or bools (possibly None at first: a placeholder)."""
+    from numba import types
+    from numba.np.numpy_support import as_dtype
+    try:
+        typemap = done.kernel.overloads[done.signature].type_annotation.typemap
+    except (AttributeError, KeyError):
+        return {}
+    found = {}
+    for site in numba_form.site_lists(done.tree):
+        typ = typemap.get(site)
+        item = getattr(typ, "dtype", None)
+        if isinstance(item, types.Optional):
+            item = item.type
+        if isinstance(item, (types.Float, types.Integer, types.Boolean)):
+            dtype = as_dtype(item).name
+            found[site] = "bool_" if dtype == "bool" else dtype
+    return found
 
 
 def _explain(exc, filename, source, primal):
