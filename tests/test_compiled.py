@@ -199,3 +199,11 @@ def test_without_numba_the_error_says_how_to_install_it(monkeypatch):
         g = tad.grad(fresh, compile="numba", fallback=True)
     assert any("runs as Python" in str(w.message) for w in seen)
     _close(g(1.0, 0.2, 10), tad.grad(fresh)(1.0, 0.2, 10))
+
+
+def test_particle_workload_hand_gradient_and_compiled_gradient():
+    from benchmarks.workloads import particle
+    args = particle.make_inputs(particle.SMALL, None)
+    hand = particle.grad_by_hand(*args)
+    _close(hand, tuple(numerical_grad(particle.loss, args, i) for i in particle.WRT), tol=1e-6)
+    _close(tad.grad(particle.loss, wrt=particle.WRT, compile="numba")(*args), hand, tol=1e-10)
