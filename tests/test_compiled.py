@@ -15,6 +15,7 @@ from tangent_ad.testing import numerical_grad
 numba = pytest.importorskip("numba", reason="Numba is an optional extra (pip install numba)")
 
 from benchmarks.workloads import EVERY_BY_NAME  # noqa: E402
+from control_flow_functions import loop_branch as branchy  # noqa: E402
 
 DT = 0.05  # a data global the derivatives below read live
 
@@ -29,15 +30,6 @@ def damped(k, c, n):
         if x > 1.5:
             x = 1.5
     return x * x + np.sin(v)
-
-
-def branchy(x, n):
-    for i in range(n):
-        if x > 0.5:
-            x = x * 0.9 + 0.05
-        else:
-            x = np.sin(x) + 0.3
-    return x
 
 
 def array_loop(w, x, n):
