@@ -199,3 +199,14 @@ def test_particle_workload_hand_gradient_and_compiled_gradient():
     hand = particle.grad_by_hand(*args)
     _close(hand, tuple(numerical_grad(particle.loss, args, i) for i in particle.WRT), tol=1e-6)
     _close(tad.grad(particle.loss, wrt=particle.WRT, compile="numba")(*args), hand, tol=1e-10)
+
+
+def mean_square(x, y):
+    return np.mean((x * y) ** 2)
+
+
+def test_a_mean_compiles_with_the_numba_size_of():
+    x, y = np.linspace(-1.0, 1.0, 6), np.linspace(0.5, 2.0, 6)
+    g = tad.grad(mean_square, compile="numba")
+    _close(g(x, y), tad.grad(mean_square)(x, y))
+    _close(g(x, y), numerical_grad(mean_square, (x, y), 0), tol=1e-6)

@@ -39,6 +39,7 @@ zero_tangent = _stand_in(runtime.zero_tangent)
 unbroadcast = _stand_in(runtime.unbroadcast)
 ensure_real = _stand_in(runtime.ensure_real)
 ensure_scalar = _stand_in(runtime.ensure_scalar)
+size_of = _stand_in(runtime.size_of)
 
 
 @overload(cast_like)
@@ -128,9 +129,19 @@ def _ensure_scalar(value):
     return None
 
 
+@overload(size_of)
+def _size_of(x):
+    """The number of entries of `x` (1 for a number)."""
+    if _number(x):
+        return lambda x: 1
+    if isinstance(x, types.Array):
+        return lambda x: x.size
+    return None
+
+
 _VERSIONS = {id(getattr(runtime, f.__name__)): f for f in (
     cast_like, float_argument, zeros_like, zero_tangent, unbroadcast, ensure_real,
-    ensure_scalar)}
+    ensure_scalar, size_of)}
 
 
 def namespace(ns):
