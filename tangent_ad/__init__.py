@@ -14,8 +14,9 @@ import importlib
 # generated code and the files the command line writes do, loads NumPy and
 # the runtime helpers only, not the transformer (gast, astor, the passes).
 _EXPORTS = {
-    **dict.fromkeys(("autodiff", "grad", "hessian", "hvp", "jacobian", "jvp", "show_source",
-                     "value_and_grad", "vjp"), "tangent_ad.api"),
+    **dict.fromkeys(("autodiff", "grad", "jvp", "show_source", "value_and_grad", "vjp"),
+                    "tangent_ad.api"),
+    **dict.fromkeys(("hessian", "hvp", "jacobian"), "tangent_ad.matrices"),
     **dict.fromkeys(("CompileError", "InternalError", "NoDerivativeError", "NonDifferentiableArgumentError",
                      "NonScalarOutputError", "SourceUnavailableError", "TangentADError",
                      "TemplateError", "UnsupportedSyntaxError"), "tangent_ad.errors"),

@@ -1,5 +1,5 @@
-"""The public transforms: grad, value_and_grad, vjp, jvp, autodiff,
-show_source; and, built on them, hvp, jacobian and hessian.
+"""The public transforms: grad, value_and_grad, vjp, jvp, autodiff and
+show_source (hvp, jacobian and hessian, built on them, are in matrices.py).
 
 Each returns a generated Python function (see ``show_source``). Results
 are cached: asking twice for the same derivative of the same function
@@ -8,9 +8,6 @@ with the same options returns the same function object.
 import dataclasses
 import functools
 import inspect
-import warnings
-
-import numpy as np
 
 from tangent_ad import callables, live, loader, pipeline, progress, second_order
 from tangent_ad.compiled import compiler
@@ -24,7 +21,7 @@ from tangent_ad.runtime import function_values
 _CACHE = {}
 
 
-def _wrt_names(func, wrt):
+def wrt_names(func, wrt):
     """Normalize `wrt` (ints and/or parameter names) to parameter names."""
     try:
         params = list(inspect.signature(func).parameters)
@@ -65,10 +62,10 @@ def autodiff(func, mode="reverse", wrt=(0,), preserve_result=False,
     per `wrt` argument and returns ``(value, tangent of the value)``
     (`preserve_result` changes nothing: the value is always returned).
     """
-    return _derivative(func, mode, wrt, preserve_result, optimized, verbose)
+    return derivative(func, mode, wrt, preserve_result, optimized, verbose)
 
 
-def _derivative(func, mode, wrt, preserve_result, optimized, verbose, kind=None,
+def derivative(func, mode, wrt, preserve_result, optimized, verbose, kind=None,
                 public=True, has_aux=False, scalar=False, compile=None, fallback=False):
     """`autodiff`, with the kind of the requested function (see pipeline).
 
@@ -78,7 +75,6 @@ def _derivative(func, mode, wrt, preserve_result, optimized, verbose, kind=None,
     first call after such a change; the others are the generated
     functions themselves.
     """
-    compiler.check_option(compile, fallback)
     options = (mode, bool(preserve_result), bool(optimized), kind, public, bool(has_aux),
                bool(scalar), compile, bool(fallback))
     try:  # as asked: a hit costs no look at the signature
@@ -86,7 +82,7 @@ def _derivative(func, mode, wrt, preserve_result, optimized, verbose, kind=None,
     except TypeError:  # an unhashable wrt, such as a list
         cached = None
     if cached is None:
-        names = _wrt_names(func, wrt)
+        names = wrt_names(func, wrt)
         cached = _CACHE.get((func, names) + options)
     if cached is not None and _refreshed(cached):
         if verbose:
@@ -94,6 +90,7 @@ def _derivative(func, mode, wrt, preserve_result, optimized, verbose, kind=None,
         return cached
     if second_order.is_wrapper(func):
         second_order.refuse_wrapper(func)
+    compiling = compiler.compiling(compile, fallback, verbose) if public else None
 
     def generate():
         target, target_wrt = live.behind(func), names
@@ -107,28 +104,18 @@ def _derivative(func, mode, wrt, preserve_result, optimized, verbose, kind=None,
                                   kind=kind, has_aux=has_aux, scalar=scalar,
                                   conjugate=public)  # internal products: JAX's convention
 
-    names = _wrt_names(func, wrt)
-    if compile is not None and public:
-        try:
-            compiler.require_numba()  # before any work
-        except CompileError as exc:
-            if not fallback:
-                raise
-            warnings.warn(f"tangent_ad: the derivative runs as Python:\n{exc}",
-                          RuntimeWarning, stacklevel=3)
-            compile = None
+    names = wrt_names(func, wrt)
     if public:
         with progress.timed(f"differentiating {getattr(func, '__qualname__', func)}", verbose):
             fn = generate()
     else:
         fn = generate()
-    if public and compile is not None:
-        fn = _compiled(fn, generate, staging.Compiling(compile, bool(fallback), verbose))
-    elif public:
-        if optimized and mode == "reverse" and kind is None:
-            fn = staging.staged(fn, generate)  # copies specialized to the argument kinds
-        if not hasattr(fn, "__tangent_ad_stager__"):
-            fn = live.dispatcher(fn, generate)
+    if compiling is not None:  # copies compiled for the argument kinds
+        fn = _compiled(fn, generate, compiling)
+    elif public and optimized and mode == "reverse" and kind is None:
+        fn = staging.staged(fn, generate)  # copies specialized to the argument kinds
+    if public and not hasattr(fn, "__tangent_ad_stager__"):
+        fn = live.dispatcher(fn, generate)
     _CACHE[(func, names) + options] = fn
     try:
         _CACHE[(func, wrt) + options] = fn
@@ -142,19 +129,15 @@ def _compiled(fn, generate, compiling):
     (``staging.dispatch``, ``tangent_ad.compiled``); `fn` itself, with a
     warning, when it cannot be and `compiling.fallback` allows it."""
     staged = staging.staged(fn, generate, compiling)
-    if hasattr(staged, "__tangent_ad_stager__"):
-        return staged
-    error = CompileError(
-        f"{fn.__name__} cannot be compiled with numba: its parameters are keyword-only "
-        f"or variadic, or it calls functions of other modules that read their globals",
-        filename=getattr(getattr(fn.__tangent_ad__.primal, "__code__", None),
-                         "co_filename", None),
-        hint="compile=None runs it as Python")
-    if not compiling.fallback:
-        raise error
-    warnings.warn(f"tangent_ad: {fn.__name__} runs as Python, not compiled:\n{error}",
-                  RuntimeWarning, stacklevel=4)
-    return fn
+    if not hasattr(staged, "__tangent_ad_stager__"):
+        code = getattr(fn.__tangent_ad__.primal, "__code__", None)
+        compiler.give_up(CompileError(
+            f"{fn.__name__} cannot be compiled with numba: its parameters are keyword-only "
+            f"or variadic, or it calls functions of other modules that read their globals",
+            filename=getattr(code, "co_filename", None),
+            lineno=getattr(code, "co_firstlineno", None),
+            hint="compile=None runs it as Python"), compiling, fn.__name__)
+    return staged
 
 
 def _refreshed(fn):
@@ -166,7 +149,7 @@ def _refreshed(fn):
 
 
 def _product(func, mode, wrt, kind):
-    return _derivative(func, mode, wrt, False, True, 0, kind=kind, public=False)
+    return derivative(func, mode, wrt, False, True, 0, kind=kind, public=False)
 
 
 REGISTRY.add_provider(lambda g: second_order.rule(g, _product))
@@ -200,16 +183,16 @@ def grad(func=None, wrt=(0,), *, has_aux=False, optimized=True, compile=None,
         return functools.partial(grad, wrt=wrt, has_aux=has_aux, optimized=optimized,
                                  compile=compile, fallback=fallback, verbose=verbose)
     if not has_aux:
-        return _derivative(func, "reverse", wrt, False, optimized, verbose,
+        return derivative(func, "reverse", wrt, False, optimized, verbose,
                            compile=compile, fallback=fallback)
-    both = _derivative(func, "reverse", wrt, True, optimized, verbose, has_aux=True,
+    both = derivative(func, "reverse", wrt, True, optimized, verbose, has_aux=True,
                        compile=compile, fallback=fallback)
 
     def gradient_and_aux(*args, **kwargs):
         (_, aux), gradient = both(*args, **kwargs)
         return gradient, aux
 
-    return _wrapper(gradient_and_aux, both, func, "grad")
+    return named_wrapper(gradient_and_aux, both, func, "grad")
 
 
 def value_and_grad(func=None, wrt=(0,), *, has_aux=False, optimized=True, compile=None,
@@ -220,7 +203,7 @@ def value_and_grad(func=None, wrt=(0,), *, has_aux=False, optimized=True, compil
         return functools.partial(value_and_grad, wrt=wrt, has_aux=has_aux,
                                  optimized=optimized, compile=compile, fallback=fallback,
                                  verbose=verbose)
-    return _derivative(func, "reverse", wrt, True, optimized, verbose, has_aux=has_aux,
+    return derivative(func, "reverse", wrt, True, optimized, verbose, has_aux=has_aux,
                        scalar=True, compile=compile, fallback=fallback)
 
 
@@ -243,7 +226,7 @@ def jvp(func=None, wrt=(0,), *, optimized=True, compile=None, fallback=False, ve
     if func is None:
         return functools.partial(jvp, wrt=wrt, optimized=optimized, compile=compile,
                                  fallback=fallback, verbose=verbose)
-    return _derivative(func, "forward", wrt, False, optimized, verbose, compile=compile,
+    return derivative(func, "forward", wrt, False, optimized, verbose, compile=compile,
                        fallback=fallback)
 
 
@@ -269,7 +252,7 @@ def vjp(func=None, wrt=(0,), *, optimized=True, compile=None, fallback=False, ve
     if func is None:
         return functools.partial(vjp, wrt=wrt, optimized=optimized, compile=compile,
                                  fallback=fallback, verbose=verbose)
-    return _derivative(func, "reverse", wrt, False, optimized, verbose, kind="vjp",
+    return derivative(func, "reverse", wrt, False, optimized, verbose, kind="vjp",
                        compile=compile, fallback=fallback)
 
 
@@ -302,169 +285,7 @@ def show_source(fn, *example_args, **example_kwargs):
     return SourceText("\n\n".join(unit.source for unit in found))
 
 
-# ---- second derivatives and dense matrices, built on the transforms above ----
-
-def hvp(func=None, wrt=0, *, optimized=True, verbose=0):
-    """The Hessian-vector product of scalar-valued `func`, by forward mode
-    over reverse mode: ``tad.jvp(tad.grad(func, wrt), wrt)``.
-
-    ``hvp(f)(x, v)`` is ``H(x) @ v``, of the shape of ``x``. With several
-    arguments the vector comes last: ``hvp(f, wrt=i)(*args, v)`` is
-    ``H_ii @ v``, the Hessian with respect to argument `i` (an index or a
-    parameter name), applied to `v`; arguments with defaults may be left
-    out or given by keyword. For a tuple ``wrt=(i, j)`` there is one vector per argument,
-    ``hvp(f, wrt=(i, j))(*args, vi, vj)``, and the result is the tuple of
-    the blocks of ``H @ (vi, vj)``. The returned function is a small
-    wrapper; ``show_source`` shows the generated code it calls: the
-    forward-mode derivative of the gradient, returning only the tangent.
-
-    >>> import numpy as np
-    >>> def f(x):
-    ...     return np.sum(x ** 3)
-    >>> hvp(f)(np.array([1.0, 2.0]), np.array([1.0, 0.0]))
-    array([6., 0.])
-    """
-    if func is None:
-        return functools.partial(hvp, wrt=wrt, optimized=optimized, verbose=verbose)
-    names = _wrt_names(func, wrt)
-    gradient = _grad(func, wrt=names, optimized=optimized)
-    product = _derivative(gradient, "forward", names, False, optimized, verbose,
-                          kind="hvp")
-    params = _parameters(func)
-    count = len(names)
-
-    def hessian_vector_product(*args, **kwargs):
-        primal = _complete(func, params, args[:-count], kwargs)
-        return product(*primal, 1.0, *args[len(args) - count:])
-
-    return _wrapper(hessian_vector_product, product, func, "hvp")
-
-
-def jacobian(func=None, wrt=0, *, optimized=True, verbose=0):
-    """The dense Jacobian of `func` with respect to one argument.
-
-    ``jacobian(f)(x)`` is an array of shape ``f(x).shape + x.shape``
-    (a number or a NumPy array in, a number or an array out), with
-    ``J[i..., j...] = d f(x)[i...] / d x[j...]``. It is built by forward
-    mode, one column per entry of ``x``, when ``x`` has at most as many
-    entries as the output, and by reverse mode (`vjp`), one row per entry
-    of the output, otherwise. Other arguments are passed through, by
-    position or by keyword.
-
-    >>> import numpy as np
-    >>> def f(x):
-    ...     return np.array([x[0] * x[1], x[0] + 2.0 * x[1], x[1] ** 2])
-    >>> jacobian(f)(np.array([2.0, 3.0]))
-    array([[3., 2.],
-           [1., 2.],
-           [0., 6.]])
-    """
-    if func is None:
-        return functools.partial(jacobian, wrt=wrt, optimized=optimized, verbose=verbose)
-    (name,) = _single(func, wrt)
-    position = _parameters(func).index(name)
-    forward = _jvp(func, wrt=(name,), optimized=optimized, verbose=verbose)
-    backward = _vjp(func, wrt=(name,), optimized=optimized, verbose=verbose)
-    params = _parameters(func)
-
-    def dense_jacobian(*args, **kwargs):
-        args = _complete(func, params, args, kwargs)
-        x = args[position]
-        out = func(*args)
-        _check_array(out, func)
-        if np.size(x) <= np.size(out):
-            columns = [forward(*args, e)[1] for e in _basis(x)]
-            return _assemble(columns, np.shape(out), np.shape(x), last=True)
-        rows = [backward(*args, e) for e in _basis(out)]
-        return _assemble(rows, np.shape(out), np.shape(x), last=False)
-
-    return _wrapper(dense_jacobian, forward, func, "jacobian",
-                    extra=backward.__tangent_ad__.source)
-
-
-def hessian(func=None, wrt=0, *, optimized=True, verbose=0):
-    """The dense Hessian of scalar-valued `func` with respect to one
-    argument: ``hessian(f)(x)`` has shape ``x.shape + x.shape``, one
-    Hessian-vector product (`hvp`) per entry of ``x``. Other arguments
-    are passed through, by position or by keyword.
-
-    >>> import numpy as np
-    >>> def f(x):
-    ...     return x[0] ** 2 * x[1]
-    >>> hessian(f)(np.array([1.0, 3.0]))
-    array([[6., 2.],
-           [2., 0.]])
-    """
-    if func is None:
-        return functools.partial(hessian, wrt=wrt, optimized=optimized, verbose=verbose)
-    (name,) = _single(func, wrt)
-    position = _parameters(func).index(name)
-    product = _hvp(func, wrt=name, optimized=optimized, verbose=verbose)
-    params = _parameters(func)
-
-    def dense_hessian(*args, **kwargs):
-        args = _complete(func, params, args, kwargs)
-        x = args[position]
-        columns = [product(*args, e) for e in _basis(x)]
-        return _assemble(columns, np.shape(x), np.shape(x), last=True)
-
-    return _wrapper(dense_hessian, product, func, "hessian")
-
-
-def _parameters(func):
-    try:
-        return list(inspect.signature(func).parameters)
-    except (TypeError, ValueError):
-        return []
-
-
-def _single(func, wrt):
-    names = _wrt_names(func, wrt)
-    if len(names) != 1:
-        raise ValueError(f"wrt must name one parameter of {func.__name__}, not {wrt!r}")
-    return names
-
-
-def _complete(func, params, args, kwargs=None):
-    """`args` and `kwargs` as positional arguments, with the defaults of
-    the parameters they leave out."""
-    if len(args) == len(params) and not kwargs:
-        return args
-    bound = inspect.signature(func).bind(*args, **(kwargs or {}))
-    bound.apply_defaults()
-    return bound.args
-
-
-def _check_array(out, func):
-    if isinstance(out, (tuple, list, dict)):
-        raise TypeError(f"jacobian needs {func.__name__} to return an array or a "
-                        f"number, not a {type(out).__name__}; use tangent_ad.jvp or "
-                        "tangent_ad.vjp for structured outputs")
-
-
-def _basis(x):
-    """The unit vectors of `x`'s space, each shaped (and typed) like `x`."""
-    if np.ndim(x) == 0 and not isinstance(x, (np.ndarray, np.generic)):
-        yield 1.0
-        return
-    dtype = np.asarray(x).dtype
-    dtype = dtype if dtype.kind in "fc" else np.float64
-    for i in range(np.size(x)):
-        e = np.zeros(np.size(x), dtype)
-        e[i] = 1
-        yield e.reshape(np.shape(x))
-
-
-def _assemble(parts, out_shape, in_shape, last):
-    """Stack columns (``last``: one per entry of x) or rows into an array
-    of shape ``out_shape + in_shape``, of the parts' common dtype."""
-    if not parts:
-        return np.zeros(out_shape + in_shape)
-    flat = np.array([np.ravel(p) for p in parts])
-    return (flat.T if last else flat).reshape(out_shape + in_shape)
-
-
-def _wrapper(fn, generated, func, what, extra=None):
+def named_wrapper(fn, generated, func, what, extra=None):
     """`fn`, named after `func`, carrying the `Generated` record of the
     generated function it calls (so that ``show_source`` shows its code)."""
     info = generated.__tangent_ad__
@@ -482,20 +303,17 @@ def _wrapper(fn, generated, func, what, extra=None):
 # ---- every callable, and functions of objects (see callables.py) -------------------
 
 # the transforms themselves, for the ones built on them
-_autodiff, _grad, _jvp, _vjp, _hvp = autodiff, grad, jvp, vjp, hvp
+plain_grad, plain_jvp, plain_vjp = grad, jvp, vjp
 autodiff = callables.public(autodiff, lambda names, options: len(names)
                             if options.get("mode", "reverse") == "forward" else None)
 grad = callables.public(grad)
 value_and_grad = callables.public(value_and_grad)
 jvp = callables.public(jvp, lambda names, options: len(names))
 vjp = callables.public(vjp, lambda names, options: 1)
-hvp = callables.public(hvp, lambda names, options: len(names))
-jacobian = callables.public(jacobian)
-hessian = callables.public(hessian)
 
 
 # the derivatives of function values, made when they run (runtime/function_values.py):
 # complex adjoints in the convention inside a derivative (JAX's: no conjugation)
 function_values.use_transforms(
-    lambda func, wrt: _derivative(func, "reverse", tuple(wrt), False, True, 0, kind="vjp",
+    lambda func, wrt: derivative(func, "reverse", tuple(wrt), False, True, 0, kind="vjp",
                                   public=False), jvp)

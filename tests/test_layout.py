@@ -1,7 +1,8 @@
 """The package's layering (issue 15): the general passes in
 ``tangent_ad/optimize`` never import call-time specialization
 (``tangent_ad/staging``), which runs them; the analyses in
-``tangent_ad/analysis`` import neither."""
+``tangent_ad/analysis`` import neither; compilation (``tangent_ad/compiled``)
+imports neither staging nor the transforms that run it."""
 import ast
 from pathlib import Path
 
@@ -25,6 +26,7 @@ def _imported(path):
 @pytest.mark.parametrize("package,forbidden", [
     ("optimize", ("tangent_ad.staging",)),
     ("analysis", ("tangent_ad.staging", "tangent_ad.optimize")),
+    ("compiled", ("tangent_ad.staging", "tangent_ad.api")),
 ])
 def test_a_package_does_not_import_what_runs_it(package, forbidden):
     modules = sorted((PACKAGE / package).glob("*.py"))

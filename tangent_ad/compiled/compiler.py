@@ -11,6 +11,7 @@ import linecache
 import re
 import dataclasses
 import time
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,7 +27,9 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 @dataclass(frozen=True)
 class Compiled:
     """A compiled kernel: it takes the derivative's parameters, then the
-    values of `live_names` (the data globals it reads live)."""
+    values of `live_names` (the data globals it reads live). `entry` is
+    what a call runs: the kernel, or the kernel with its results cast to
+    the dtypes NumPy gives (see `checked`)."""
 
     kernel: object
     source: str
@@ -34,15 +37,47 @@ class Compiled:
     seconds: float
     tree: object = None     # the Numba form compiled
     signature: tuple = ()   # the Numba types it was compiled for
+    entry: object = None
 
 
-def check_option(compile, fallback):
-    """Refuse a `compile` option other than None and "numba"."""
+@dataclass(frozen=True)
+class Compiling:
+    """How the copies of a derivative are compiled: with `backend`
+    ("numba"); with `fallback`, a copy that cannot be runs as Python, with
+    a warning; `verbose` reports the compile time."""
+
+    backend: str = "numba"
+    fallback: bool = False
+    verbose: int = 0
+
+
+def compiling(compile, fallback, verbose):
+    """The `Compiling` a transform's options ask for, or None (compile=None,
+    or Numba missing with `fallback`, which warns). Refuses a `compile`
+    other than None and "numba"."""
     if compile is not None and compile not in BACKENDS:
         raise ValueError(f"compile={compile!r}: the choices are None (run as Python) "
                          f"and 'numba'")
     if fallback and compile is None:
         raise ValueError("fallback=True needs compile='numba'")
+    if compile is None:
+        return None
+    chosen = Compiling(compile, bool(fallback), verbose)
+    try:
+        require_numba()  # before any work
+    except CompileError as exc:
+        give_up(exc, chosen, "the derivative")
+        return None
+    return chosen
+
+
+def give_up(error, chosen, what):
+    """Raise the CompileError `error`; with ``chosen.fallback``, warn that
+    `what` runs as Python instead."""
+    if not chosen.fallback:
+        raise error
+    warnings.warn(f"tangent_ad: {what} runs as Python, not compiled:\n{error}",
+                  RuntimeWarning, stacklevel=5)
 
 
 def require_numba():
@@ -57,27 +92,34 @@ def require_numba():
     return numba
 
 
-def compile_unit(trees, namespace, live_values, primal, args, label):
+def compile_unit(trees, namespace, live_values, primal, args, label, general):
     """Compile the unit `trees` (see ``numba_form.run``) for the types of
-    `args`, the parameters' values. `live_values` maps the data globals the
-    derivative reads live to their values now; `namespace` is the generated
-    code's; `label` names the file."""
+    `args`, the parameters' values, and check it against the interpreted
+    derivative `general` on them (`checked`). `live_values` maps the data
+    globals the derivative reads live to their values now; `namespace` is
+    the generated code's; `label` names the file."""
     numba = require_numba()
 
-    def locate(stmt, text):
+    def locate(text):
         return _user_line(primal, text)
 
     first = _compile_form(numba, numba_form.run(trees, tuple(live_values), locate), namespace,
                           live_values, primal, args, label)
+    done = first
     sites = _number_sites(first)
-    if not sites:
-        return first
-    try:  # the same form with arrays for the lists of numbers
-        tree = numba_form.run(trees, tuple(live_values), locate, sites)
-        second = _compile_form(numba, tree, namespace, live_values, primal, args, label)
-    except CompileError:
-        return first
-    return dataclasses.replace(second, seconds=first.seconds + second.seconds)
+    if sites:
+        try:  # the same form with arrays for the lists of numbers
+            tree = numba_form.run(trees, tuple(live_values), locate, sites)
+            second = _compile_form(numba, tree, namespace, live_values, primal, args, label)
+            done = dataclasses.replace(second, seconds=first.seconds + second.seconds)
+        except CompileError:
+            pass
+    values = [live_values[n] for n in done.live_names]
+    cast = checked(lambda *a: done.kernel(*a, *values), general, args, primal)
+    if cast is None:
+        return dataclasses.replace(done, entry=done.kernel)
+    kernel = done.kernel
+    return dataclasses.replace(done, entry=lambda *a: cast(kernel(*a)))
 
 
 def _compile_form(numba, tree, namespace, live_values, primal, args, label):

@@ -33,9 +33,9 @@ BRANCH_SITE = "branch"
 def run(functions, live_names, locate, array_sites=None):
     """The FunctionDef to compile, from the specialized `functions` of a
     unit (the derivative first, then the pullbacks it calls).
-    `live_names` are the data globals read live; ``locate(stmt, text)``
-    gives the (file, line, source) of the user's line behind a statement
-    of the tree (`text`: the ``# Grad of:`` comment above it, or None).
+    `live_names` are the data globals read live; ``locate(text)`` gives
+    the (file, line, source) of the user's line behind a statement of the
+    tree, from the ``# Grad of:`` comment above it (`text`, or None).
     `array_sites` maps the lists (``stack_x``) whose items Numba typed as
     numbers to a NumPy dtype name: those become arrays (`_as_arrays`)."""
     root = copy_tree(functions[0])
@@ -45,7 +45,7 @@ def run(functions, live_names, locate, array_sites=None):
             isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id in callees
             for n in walk(s)))
         _refuse("it calls a function whose derivative is a closure (a pullback that "
-                "returns its backward pass)", stmt or root, text, locate,
+                "returns its backward pass)", text, locate,
                 "numba form takes loops, branches and calls that staging inlines; "
                 "a call of a user function that stays a call, and recursion, do not "
                 "compile yet: compile=None runs it as Python")
@@ -53,7 +53,7 @@ def run(functions, live_names, locate, array_sites=None):
         isinstance(n, (gast.FunctionDef, gast.Lambda, gast.Nonlocal, gast.Global))
         for n in walk(s)))
     if stmt is not None:
-        _refuse("it defines a function inside the derivative (a closure)", stmt, text,
+        _refuse("it defines a function inside the derivative (a closure)", text,
                 locate, "numba compiles no closures; compile=None runs it as Python")
     _split_stack(root, locate)
     if array_sites:
@@ -85,7 +85,6 @@ def _split_stack(root, locate):
             lists[key] = candidate
         return lists[key]
 
-    uses = 0
     for stmt, text in _statements(root.body, None):
         if is_push(stmt):
             value = stmt.value.args[0] if len(stmt.value.args) == 1 else None
@@ -95,25 +94,22 @@ def _split_stack(root, locate):
                 key = BRANCH_SITE
             else:
                 _refuse("it saves a value that is not a variable or a branch decision",
-                        stmt, text, locate)
+                        text, locate)
             stmt.value.func.value.id = site(key)
-            uses += 1
         elif isinstance(stmt, gast.Assign) and is_pop(stmt.value):
             if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], gast.Name):
                 _refuse("it restores a saved value into something that is not a variable",
-                        stmt, text, locate)
+                        text, locate)
             stmt.value.func.value.id = site(stmt.targets[0].id)
-            uses += 1
         elif isinstance(stmt, gast.If) and is_pop(stmt.test):
             stmt.test.func.value.id = site(BRANCH_SITE)
-            uses += 1
     for node in walk(root):
         if isinstance(node, gast.Name) and node.id == STACK:
             stmt, text = _first(root, lambda s: node in walk(s))
             if _is_new_stack(stmt):
                 continue
-            _refuse("it reads its save stack in a way numba form does not know", stmt,
-                    text, locate)
+            _refuse("it reads its save stack in a way numba form does not know", text,
+                    locate)
     root.body = _declare(root.body, sorted(lists.values()))
 
 
@@ -280,7 +276,7 @@ def _counted(loop, locate):
     if not (isinstance(inner, gast.Call) and isinstance(inner.func, gast.Name) and
             inner.func.id == "range" and 1 <= len(inner.args) <= 2 and not inner.keywords):
         _refuse("it walks a sequence backwards with reversed(), which numba does not support",
-                loop, None, locate)
+                None, locate)
     start, stop = (const(0), inner.args[0]) if len(inner.args) == 1 else inner.args
     return call("range", _minus_one(stop), _minus_one(start), const(-1))
 
@@ -316,7 +312,7 @@ def _first(root, test):
     return found
 
 
-def _refuse(what, stmt, text, locate, hint=None):
-    filename, lineno, source = locate(stmt, text)
+def _refuse(what, text, locate, hint=None):
+    filename, lineno, source = locate(text)
     raise CompileError(f"this derivative cannot be compiled with numba: {what}",
                        filename=filename, lineno=lineno, source_line=source, hint=hint)

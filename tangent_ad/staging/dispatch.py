@@ -30,9 +30,6 @@ import inspect
 import linecache
 import re
 import types
-import warnings
-import dataclasses
-from dataclasses import dataclass
 
 import gast
 import numpy as np
@@ -46,6 +43,7 @@ from tangent_ad.staging import accumulate, inline, specialize
 from tangent_ad.optimize.fixed_point import fingerprint
 from tangent_ad.staging.kinds import kind_of
 from tangent_ad.staging.unit import OUTPUT_ADJOINT, Unit
+from tangent_ad.compiled import compiler
 from tangent_ad.errors import CompileError
 
 CALLS_BEFORE_STAGING = 2  # calls with the same kinds before a copy is written
@@ -63,7 +61,7 @@ def staged(fn, rebuild=None, compiled=None):
     a builtin the rewrites rely on is written under another name by the
     resolver, so the names these passes read are the helpers'). With `rebuild`,
     the dispatcher calls it for a new general derivative when `fn`'s
-    dependencies change (``live.py``). With `compiled` (a `Compiling`),
+    dependencies change (``live.py``). With `compiled` (a ``compiler.Compiling``),
     each copy is compiled (``tangent_ad.compiled``), on the first call with
     new kinds; `fn` itself then means it cannot be."""
     if hasattr(fn, "__tangent_ad_stager__"):
@@ -74,17 +72,6 @@ def staged(fn, rebuild=None, compiled=None):
             scopes.live_key(1) in info.namespace:
         return fn
     return _Stager(fn, [p.name for p in params], rebuild, compiled).dispatcher
-
-
-@dataclass(frozen=True)
-class Compiling:
-    """How the copies of a derivative are compiled: with `backend`
-    ("numba"); with `fallback`, a copy that cannot be runs as Python, with
-    a warning; `verbose` reports the compile time."""
-
-    backend: str = "numba"
-    fallback: bool = False
-    verbose: int = 0
 
 
 def variants(fn):
@@ -262,52 +249,31 @@ class _Stager:
         """The compiled copy for kinds `key` (compiled for the types of
         `args`), as a function of the parameters; on a CompileError with
         ``fallback``, the general derivative, with a warning."""
-        from tangent_ad.compiled import compiler
         try:
-            compiler.require_numba()
-            try:
-                trees = self._specialized(key)
-            except Exception as exc:  # noqa: BLE001 - compile the general one instead
-                self.errors[key] = exc
-                trees = None
-            if trees is None:
-                trees = [copy_tree(t) for t in self.info.trees] or _parse(self.info.source)
-            module = self.ns.get(LIVE_KEY) or {}
-            live = {n: module[n] for n in sorted(self.ns.get(LIVE_NAMES_KEY, ()))
-                    if n in module}
-            label = f"numba for {_describe(key[:len(self.params)])}"
-            with progress.timed(f"compiling {self.name} with numba", self.compiling.verbose):
-                done = compiler.compile_unit(trees, self.ns, live, self.info.primal,
-                                             args, label)
-        except CompileError as exc:
-            if not self.compiling.fallback:
-                raise
+            trees = self._specialized(key)
+        except Exception as exc:  # noqa: BLE001 - compile the general one instead
             self.errors[key] = exc
-            warnings.warn(f"tangent_ad: {self.name} runs as Python, not compiled:\n{exc}",
-                          RuntimeWarning, stacklevel=4)
+            trees = None
+        if trees is None:
+            trees = [copy_tree(t) for t in self.info.trees] or _parse(self.info.source)
+        module = self.ns.get(LIVE_KEY) or {}
+        live = {n: module[n] for n in sorted(self.ns.get(LIVE_NAMES_KEY, ())) if n in module}
+        try:
+            with progress.timed(f"compiling {self.name} with numba", self.compiling.verbose):
+                done = compiler.compile_unit(trees, self.ns, live, self.info.primal, args,
+                                             f"numba for {_describe(key[:len(self.params)])}",
+                                             self.general)
+        except CompileError as exc:
+            self.errors[key] = exc
+            compiler.give_up(exc, self.compiling, self.name)
             return self.general
         if self.compiling.verbose:
             progress.report(f"compiled {self.name} with numba in {done.seconds:.2f} s",
                             self.compiling.verbose)
-        self.sources[key] = done.source
-        kernel, live_names = done.kernel, done.live_names
-        module = self.ns.get(LIVE_KEY)
-        run = kernel if not live_names else \
-            (lambda *a: kernel(*a, *[module[n] for n in live_names]))
-        try:
-            cast = compiler.checked(run, self.general, args, self.info.primal)
-        except CompileError as exc:
-            if not self.compiling.fallback:
-                raise
-            warnings.warn(f"tangent_ad: {self.name} runs as Python, not compiled:\n{exc}",
-                          RuntimeWarning, stacklevel=4)
-            return self.general
-        if cast is not None:  # a dtype NumPy keeps and Numba promotes, cast back
-            plain = run
-            run = lambda *a: cast(plain(*a))  # noqa: E731
-            done = dataclasses.replace(done, kernel=run, live_names=())
         self.kernels[key] = done
-        return run
+        self.sources[key] = done.source
+        entry, names = done.entry, done.live_names
+        return entry if not names else (lambda *a: entry(*a, *[module[n] for n in names]))
 
     def _specialized(self, key):
         """The specialized trees of the unit for kinds `key`, or None when
@@ -361,7 +327,7 @@ class _Stager:
         """The code that calls the compiled kernel for `key` behind its guard
         (the live globals it takes are read live here, at each call)."""
         done = self.kernels[key]
-        kernel = self._identity(done.kernel)
+        kernel = self._identity(done.entry)
         arguments = ", ".join(self.params)
         source = "\n".join([f"def {self.name}({arguments}):",
                             "    if not (" + "\n            and ".join(checks or ["True"]) + "):",
