@@ -15,7 +15,7 @@ import inspect
 
 from tangent_ad import variadic
 from tangent_ad.errors import InternalError, TangentADError, UnsupportedSyntaxError
-from tangent_ad.frontend import classes
+from tangent_ad.frontend import class_specs, classes
 from tangent_ad.naming import label
 
 
@@ -134,17 +134,17 @@ def by_classes(func, make, what):
     def call(*args, **kwargs):
         specs = {}
         for param, value in zip(params, args):
-            spec = classes.spec_of(value)
+            spec = class_specs.spec_of(value)
             if spec is not None:
                 specs[param] = spec
         for param, value in kwargs.items():
-            spec = classes.spec_of(value) if param in params else None
+            spec = class_specs.spec_of(value) if param in params else None
             if spec is not None:
                 specs[param] = spec
         key = tuple(sorted(specs.items(), key=lambda item: item[0]))
         derivative = made.get(key)
         if derivative is None:
-            derivative = made[key] = make(classes.specialized(func, key))
+            derivative = made[key] = make(class_specs.specialized(func, key))
             call.__tangent_ad__ = getattr(derivative, "__tangent_ad__", None)
         return derivative(*args, **kwargs)
 

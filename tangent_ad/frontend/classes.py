@@ -17,13 +17,10 @@ so that the usual machinery differentiates it (a pullback or a forward
 function, specialized in turn to the classes of its arguments). The
 classes of local names follow assignments and ``for`` loops over lists of
 objects; a name bound to values of different classes is not known.
-Attributes that are data stay field reads (``runtime/objects.py``).
+Attributes that are data stay field reads (``runtime/objects.py``). The
+descriptions of classes themselves are in ``class_specs.py``.
 """
-import dataclasses
 import inspect
-import os
-import sys
-import sysconfig
 import types
 
 import gast
@@ -32,11 +29,8 @@ import numpy as np
 from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.frontend.closures import _walk_outside_functions
 from tangent_ad.frontend.methods import ATTRIBUTES, METHODS
-from tangent_ad.runtime.objects import is_object
+from tangent_ad.frontend.class_specs import SPECS, spec_of, specialized
 
-SPECS = "__tad_param_specs__"  # on a specialized copy: ((parameter, spec), ...)
-MAX_DEPTH = 6
-_FUNCTIONS = (types.FunctionType, types.BuiltinFunctionType, np.ufunc)
 # attributes only an array has (``x.flat``, ``x.tofile()``): refused up front,
 # never read as a field or method of an object (names a field may well
 # have are left out)
@@ -52,106 +46,6 @@ _WAIT = ("tangent_ad.grad and the other transforms generate such a derivative wh
 class UnknownClass(UnsupportedSyntaxError):
     """A method or attribute of an argument whose class is not known yet:
     the derivative is generated when it is called (``api.py``)."""
-
-
-@dataclasses.dataclass(frozen=True)
-class Spec:
-    """The class of an object and what its attributes hold: for each
-    attribute, ``(name, "object", Spec)``, ``(name, "items", Spec)`` (a
-    list or tuple of objects of one class) or ``(name, "function", f)``."""
-
-    cls: type
-    attrs: tuple
-
-    @property
-    def __name__(self):  # generated names of specialized pullbacks
-        return self.cls.__name__
-
-    def attr(self, name):
-        for entry in self.attrs:
-            if entry[0] == name:
-                return entry[1:]
-        return None
-
-
-def spec_of(value, depth=0):
-    """``("object", Spec)`` for an object, ``("items", Spec)`` for a list
-    or tuple of objects of one class, ``("seq", (Spec, ...))`` for one of
-    objects of several classes (indexed by a constant: ``layers[1](x)``);
-    None for anything else."""
-    if depth > MAX_DEPTH:
-        return None
-    if isinstance(value, (list, tuple)) and not hasattr(value, "_fields") and value:
-        specs = tuple(_object_spec(v, depth) for v in value)
-        if None in specs:
-            return None
-        return ("items", specs[0]) if len(set(specs)) == 1 else ("seq", specs)
-    spec = _object_spec(value, depth)
-    return None if spec is None else ("object", spec)
-
-
-def _object_spec(value, depth):
-    if not is_object(value) or isinstance(value, tuple) or \
-            type(value).__module__.startswith("tangent_ad.") or \
-            library_class(type(value)):  # tad.checkpoint(f), scipy.stats.norm
-        return None
-    attrs = []
-    for name, item in sorted(_attributes(value).items()):
-        if isinstance(item, _FUNCTIONS):
-            attrs.append((name, "function", item))
-            continue
-        inner = spec_of(item, depth + 1)
-        if inner is not None:
-            attrs.append((name,) + inner)
-    return Spec(type(value), tuple(attrs))
-
-
-_LIBRARY_ROOTS = tuple(sorted({os.path.realpath(sysconfig.get_paths()[key]) + os.sep
-                               for key in ("stdlib", "platstdlib", "purelib", "platlib")}))
-
-
-def library_class(cls):
-    """Whether `cls` comes from the standard library or an installed package
-    (``scipy.stats.norm``'s class): its methods are called through their
-    rules, never differentiated from their source."""
-    path = getattr(sys.modules.get(cls.__module__), "__file__", None)
-    return path is not None and os.path.realpath(path).startswith(_LIBRARY_ROOTS)
-
-
-def _attributes(value):
-    try:
-        return dict(vars(value))
-    except TypeError:
-        return {}
-
-
-_COPIES = {}
-
-
-def specialized(func, specs):
-    """A copy of the function `func` that is transformed for the classes
-    `specs` (``((parameter, spec), ...)``) of its arguments; one per pair.
-    A method's copy is named after its class (``Dense_call`` for
-    ``Dense.__call__``), which names its derivatives."""
-    key = (func, specs)
-    found = _COPIES.get(key)
-    if found is None:
-        found = types.FunctionType(func.__code__, func.__globals__, _label(func),
-                                   func.__defaults__, func.__closure__)
-        found.__dict__.update(func.__dict__)
-        found.__kwdefaults__ = func.__kwdefaults__
-        found.__qualname__, found.__module__ = func.__qualname__, func.__module__
-        found.__doc__ = func.__doc__
-        setattr(found, SPECS, specs)
-        _COPIES[key] = found
-    return found
-
-
-def _label(func):
-    parts = func.__qualname__.split(".")
-    if len(parts) >= 2 and parts[-2] != "<locals>":
-        return f"{parts[-2]}_{parts[-1].strip('_')}"
-    return func.__name__
 
 
 def rewrite(tree, ctx, scope, snapshot):

@@ -19,7 +19,7 @@ import types
 import gast
 
 from tangent_ad.errors import UnsupportedSyntaxError
-from tangent_ad.frontend import classes, closures, generated, source, value_calls
+from tangent_ad.frontend import class_specs, classes, closures, generated, source, value_calls
 from tangent_ad.frontend.function_globals import RESERVED, Dependencies, function_scope
 from tangent_ad.frontend.methods import ATTRIBUTES, METHODS
 from tangent_ad.hooks import insert_grad_code
@@ -78,7 +78,7 @@ def run(tree, ctx):
     # depends on them as on any name it reads
     for read in ctx.facts.get("static_reads", ()):
         resolver.lookup(read)
-    _bind_defaults(tree, ctx, scope)
+    _bind_defaults(tree, ctx, scope, snapshot)
     return tree
 
 
@@ -113,7 +113,7 @@ def _globals_of_lifted(fdef, resolver):
             resolver.lookup(node)
 
 
-def _bind_defaults(tree, ctx, scope):
+def _bind_defaults(tree, ctx, scope, snapshot):
     """Make the parameters' defaults loadable in the generated code.
 
     A derivative keeps the defaults of `tree` as expressions, but they were
@@ -150,7 +150,7 @@ def _user_method(obj):
             and getattr(obj.__func__, "__tangent_ad__", None) is None):
         return False
     owner = obj.__self__ if isinstance(obj.__self__, type) else type(obj.__self__)
-    return not classes.library_class(owner)
+    return not class_specs.library_class(owner)
 
 
 class _Resolver(gast.NodeVisitor):
@@ -294,10 +294,10 @@ class _Resolver(gast.NodeVisitor):
         """``model.loss(x)`` of a global `model` as ``Model_loss(model, x)``:
         a call of the function ``Model.loss``, bound in the namespace."""
         function = method.__func__
-        spec = classes.spec_of(method.__self__)
+        spec = class_specs.spec_of(method.__self__)
         if spec is not None and spec[0] == "object":  # its methods and properties, too
             first = next(iter(inspect.signature(function).parameters))
-            function = classes.specialized(function, ((first, spec),))
+            function = class_specs.specialized(function, ((first, spec),))
         alias = "__tad_method_" + function.__qualname__.replace(".", "_").replace("<", "_") \
             .replace(">", "_")
         if isinstance(node.func, gast.Name):
