@@ -43,7 +43,7 @@ import numpy as np
 
 from tangent_ad.ad import calls, containers, forward_closures
 from tangent_ad.errors import UnsupportedSyntaxError
-from tangent_ad.frontend.closures import LocalFunction, from_source
+from tangent_ad.frontend.closures import from_source
 from tangent_ad.hooks import checkpoint
 from tangent_ad.frontend.generated import is_stack_pop, is_stack_push, returns_closure
 from tangent_ad.nodes import STACK, assign, call, const, name, pop, push, reads, writes
@@ -51,7 +51,7 @@ from tangent_ad.naming import label
 from tangent_ad.analysis.shapes import ShapeClasses
 from tangent_ad.runtime.structures import concatenated, repeated
 from tangent_ad.registry import REGISTRY
-from tangent_ad.templating import forward_templates, templates
+from tangent_ad.templating import binding, forward_templates, templates
 
 
 def register(unit, func, wrt, statics=()):
@@ -298,10 +298,10 @@ class _Forward:
             self.ctx.facts["nonholomorphic"] = True
         templates.load_globals(template, self.ctx.namespace)
         args, keywords = templates.operands(value)
-        bound = templates.bind(template, func, args, keywords, where=where)
-        templates.refuse_arguments(func, REGISTRY.refused_arguments(func), bound,
+        bound = binding.bind(template, func, args, keywords, where=where)
+        binding.refuse_arguments(func, REGISTRY.refused_arguments(func), bound,
                                    lambda atom: self.tangent_of(atom) is not None, where)
-        omitted = templates.omitted_parameters(bound, args, keywords)
+        omitted = binding.omitted_parameters(bound, args, keywords)
         temporaries, tangent, dropped = forward_templates.expand_tangent(
             template, bound, name(target), self.tangent_of, self.namer.fresh, omitted)
         if tangent is None:

@@ -31,7 +31,7 @@ from tangent_ad.naming import COMPLEX_NOTE
 from tangent_ad.nodes import STACK, assign, call, comment, const, name, pop, walk
 from tangent_ad.registry import REGISTRY
 from tangent_ad.runtime.structures import concatenated, repeated
-from tangent_ad.templating import templates
+from tangent_ad.templating import binding, templates
 
 OUTPUT_ADJOINT = "bresult"
 
@@ -202,12 +202,12 @@ class _Reverse:
         template = REGISTRY.lookup("reverse", func, where=where)
         templates.load_globals(template, self.ctx.namespace)
         args, keywords = templates.operands(value)
-        bound = templates.bind(template, func, args, keywords, where=where)
-        templates.refuse_arguments(func, REGISTRY.refused_arguments(func), bound,
+        bound = binding.bind(template, func, args, keywords, where=where)
+        binding.refuse_arguments(func, REGISTRY.refused_arguments(func), bound,
                                    lambda atom: self.adjoint_of(atom) is not None, where)
         return templates.expand(template, bound, name(target), self.adjoint_of,
                                 self.namer.fresh,
-                                templates.omitted_parameters(bound, args, keywords))
+                                binding.omitted_parameters(bound, args, keywords))
 
     def literal_expansion(self, value, target):
         """``t = (a, b)``: the adjoint of each element is its entry of bt."""

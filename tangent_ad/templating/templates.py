@@ -28,21 +28,21 @@ tangent (``np.where(c, dx, zeros_like(y))``): a Python number becomes
 ``0.0`` and anything else ``zeros_like(value)``. When every tangent is
 zero, or the rule reads no tangent at all (``d[result] = 0.0``, a zero
 derivative), the result gets no tangent rule. ``forward_templates`` does
-this expansion; binding a call to a template is shared with reverse mode.
+this expansion; binding a call to a template (``binding.py``) is shared with
+reverse mode.
 """
 import builtins
 import functools
 import inspect
 import textwrap
-import types
 
 import gast
 
-from tangent_ad.errors import (
-    InternalError, NoDerivativeError, TemplateError, UnsupportedSyntaxError)
+from tangent_ad.errors import InternalError, TemplateError
 from tangent_ad.nodes import call, clone, name, walk
+from tangent_ad.templating.signatures import signature_of
 
-_NO_DEFAULT = object()
+NO_DEFAULT = object()  # in `parse`'s defaults: the parameter has none
 
 
 @functools.lru_cache(maxsize=None)
@@ -51,117 +51,9 @@ def parse(template):
     source = textwrap.dedent(inspect.getsource(template))
     fdef = gast.parse(source).body[0]
     params = [a.id for a in fdef.args.args]
-    defaults = [_NO_DEFAULT] * (len(params) - len(fdef.args.defaults)) + \
+    defaults = [NO_DEFAULT] * (len(params) - len(fdef.args.defaults)) + \
         list(fdef.args.defaults)
     return tuple(params), tuple(defaults), tuple(fdef.body)
-
-
-def bind(template, callee, args, keywords, *, where):
-    """Map the template's parameters to the atoms of a call.
-
-    The call is bound with the callee's own signature when Python can
-    read it (so positional arguments land on NumPy's parameter names),
-    then matched to the template's parameters by name. Returns
-    ``{parameter: atom node}`` without ``result``.
-    """
-    params, defaults, _ = parse(template)
-    params, defaults = params[1:], defaults[1:]
-    named, (star, spread, own) = _bind_to_signature(callee, args, keywords)
-    if spread and star not in params:
-        # f(x, *args, **kwds) called as f(x, a, b): the values in *args fill
-        # the template's next parameters that f takes through **kwds, in
-        # order (scipy.stats' shapes, loc, scale), as the callee reads them
-        free = [p for p in params if p not in named and p not in own]
-        if len(spread) > len(free):
-            raise UnsupportedSyntaxError(
-                f"too many arguments for the derivative of {_name(callee)}", **where)
-        named.update(zip(free, spread))
-    if named is None:
-        if len(args) > len(params):
-            raise UnsupportedSyntaxError(
-                f"too many arguments for the derivative of {_name(callee)}",
-                **where)
-        named = dict(zip(params, args))
-        named.update((k.arg, k.value) for k in keywords)
-    bound = {}
-    for param, default in zip(params, defaults):
-        if param in named:
-            bound[param] = named.pop(param)
-        elif default is not _NO_DEFAULT:
-            bound[param] = clone(default)
-        else:
-            raise UnsupportedSyntaxError(
-                f"missing argument '{param}' in the call to {_name(callee)}",
-                **where)
-    if named:
-        raise UnsupportedSyntaxError(
-            f"the derivative of {_name(callee)} does not support the "
-            f"argument(s) {', '.join(sorted(named))}",
-            hint="drop the argument, or register a derivative that "
-                 "accepts it with @tangent_ad.adjoint", **where)
-    return bound
-
-
-def _bind_to_signature(callee, args, keywords):
-    """(``{parameter: atom}`` by the callee's signature, or None; the name
-    of its ``*args``, the positional atoms it took one by one when the
-    callee also takes ``**kwds``, and the callee's parameter names)."""
-    signature = _signature(callee)
-    if signature is None:
-        return None, (None, (), ())
-    starred = args[-1].value if args and isinstance(args[-1], gast.Starred) else None
-    if starred is not None:
-        args = args[:-1]
-    try:
-        bound = signature.bind_partial(*args, **{k.arg: k.value for k in keywords}) \
-            if starred is not None else \
-            signature.bind(*args, **{k.arg: k.value for k in keywords})
-    except TypeError:
-        return None, (None, (), ())
-    named, spread = dict(bound.arguments), (None, (), ())
-    for param in signature.parameters.values():
-        if param.kind is param.VAR_KEYWORD and param.name in named:
-            named.update(named.pop(param.name))
-        if param.kind is param.VAR_POSITIONAL:
-            # f(x, *t): the tuple `t` of the remaining arguments, as one atom
-            values = named.pop(param.name, ())
-            if starred is not None:
-                named[param.name] = starred
-            elif any(p.kind is p.VAR_KEYWORD for p in signature.parameters.values()):
-                spread = (param.name, tuple(values), tuple(signature.parameters))
-    return named, spread
-
-
-def _signature(callee):
-    """`callee`'s signature, or None where Python cannot read one.
-
-    Cached for functions written in C (``operator.mul``, NumPy's
-    dispatchers): Python reads their signature by parsing its text form,
-    about 60 µs, and a transformation binds dozens of calls to the same
-    few. A Python function's signature is cheap to read and may change
-    (``__defaults__`` can be assigned), so it is read every time."""
-    if isinstance(callee, (types.FunctionType, types.MethodType)):
-        return _read_signature(callee)
-    try:
-        return _cached_signature(callee)
-    except TypeError:  # unhashable
-        return _read_signature(callee)
-
-
-@functools.lru_cache(maxsize=1024)
-def _cached_signature(callee):
-    return _read_signature(callee)
-
-
-def _read_signature(callee):
-    try:
-        return inspect.signature(callee)
-    except (TypeError, ValueError):
-        return None
-
-
-def _name(callee):
-    return getattr(callee, "__name__", repr(callee))
 
 
 def expand(template, bound, result, adjoint_of, fresh, omitted=()):
@@ -204,30 +96,6 @@ def expand(template, bound, result, adjoint_of, fresh, omitted=()):
             renames[target.id] = fresh(target.id)
             out.append((("local", renames[target.id]), value))
     return out
-
-
-def refuse_arguments(func, params, bound, differentiated, where):
-    """NoDerivativeError if a parameter in `params` (which `func`'s rule
-    cannot differentiate in) is bound to a value `differentiated(atom)`
-    says carries a derivative."""
-    for param in params:
-        if param in bound and differentiated(bound[param]):
-            own = getattr(func, "__tangent_ad_refusal__", None)  # (message, hint)
-            if own is not None:
-                raise NoDerivativeError(own[0], hint=own[1], **where)
-            raise NoDerivativeError(
-                f"{_name(func)} has no derivative rule with respect to its "
-                f"argument '{param}'",
-                hint=f"pass '{param}' as a constant, or wrap it in "
-                     "tangent_ad.stop_gradient", **where)
-
-
-def omitted_parameters(bound, args, keywords):
-    """The parameters of `bound` the call (`args`, `keywords`) left out,
-    bound to their defaults."""
-    given = [a.value if isinstance(a, gast.Starred) else a for a in args] + \
-        [k.value for k in keywords]
-    return [p for p, atom in bound.items() if not any(atom is g for g in given)]
 
 
 def mark_defaults(env, omitted):
@@ -288,7 +156,7 @@ class _DropDefaults(gast.NodeTransformer):
         value = self.namespace.get(func.id, getattr(builtins, func.id, None))
         for attr in reversed(path):
             value = getattr(value, attr, None)
-        signature = _signature(value) if value is not None else None
+        signature = signature_of(value) if value is not None else None
         return dict(signature.parameters) if signature is not None else {}
 
     def same(self, parameter, marker):
@@ -394,7 +262,7 @@ def free_names(template):
     params, defaults, body = parse(template)
     stores = {n.id for s in body for n in walk(s)
               if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-    nodes = list(body) + [e for e in defaults if e is not _NO_DEFAULT]
+    nodes = list(body) + [e for e in defaults if e is not NO_DEFAULT]
     return {n.id for s in nodes for n in walk(s)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)} \
         - set(params) - stores - {"d"}
