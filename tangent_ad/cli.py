@@ -90,6 +90,9 @@ def build_parser():
                              "differences before writing (see below)")
     parser.add_argument("--no-optimize", action="store_true",
                         help="skip the simplification passes (longer code)")
+    parser.add_argument("--compile", choices=("numba",), default=None,
+                        help="write the Numba form of the derivative, under "
+                             "@numba.njit (docs/compiled.md)")
     parser.add_argument("--order", type=int, default=1, metavar="N",
                         help="reverse mode only: the N-th derivative, for "
                              "scalar WRT arguments (default: 1)")
@@ -205,7 +208,7 @@ def _generate(args, path, func_name):
         for _ in range(args.order - 1):  # the derivative of the derivative
             previous, generated = generated, api.autodiff(
                 generated, wrt=wrt, optimized=not args.no_optimize)
-        text = _module_text(generated, _importable_modules(module, path))
+        text = _module_text(generated, _importable_modules(module, path), args.compile)
         if args.check:
             _check(module, path, func_name, previous, generated, params, wrt)
     finally:
@@ -357,10 +360,10 @@ def _importable_modules(module, path):
     return found
 
 
-def _module_text(generated, modules):
+def _module_text(generated, modules, compiled=None):
     """The standalone module's source, refused if it does not even compile."""
     from tangent_ad import standalone
-    text = standalone.standalone_module(generated, modules)
+    text = standalone.standalone_module(generated, modules, compiled=compiled is not None)
     if not text.endswith("\n"):
         text += "\n"
     try:

@@ -38,17 +38,22 @@ _LIBRARIES = ("numpy", "numpy.linalg", "numpy.fft", "math", "cmath",
 _NONFINITE = re.compile(r"\b(nan|inf)\b")
 
 
-def standalone_module(fn, modules=None):
+def standalone_module(fn, modules=None, compiled=False):
     """The text of a Python module defining the generated function `fn`,
     and the functions it calls that were generated on demand.
 
     `modules` maps the ``__name__`` of a loaded user module to the name the
     written file may import it under (the command passes ``{loaded name:
     file stem}``); without it, a global that only the user's module can
-    provide is refused.
+    provide is refused. With `compiled`, the module holds the Numba form
+    of the derivative (``compiled.compiler.numba_record``), under
+    ``@numba.njit``.
     """
     modules = modules or {}
     info = fn.__tangent_ad__
+    if compiled:
+        from tangent_ad.compiled import compiler
+        info = compiler.numba_record(info)
     found, aliases = loader.units(info)
     trees = [ast.parse(unit.source) for unit in found]
     defined = {}
@@ -114,6 +119,7 @@ class _Names:
         self.modules = modules
         self.imports, self.helpers, self.constants, self.user_imports = set(), set(), {}, set()
         self.functions = {}  # name -> source of a user function copied into the file
+        self.numba_helpers = set()  # helpers a compiled file imports (compiled.helpers)
 
     def copy_helpers(self):
         """Move the runtime helpers from an import to copies of their source
@@ -137,6 +143,8 @@ class _Names:
         body = sorted(self.imports, key=lambda line: (line.startswith("from "), line))
         if self.helpers:
             body.append(f"from tangent_ad.runtime import {', '.join(sorted(self.helpers))}")
+        if self.numba_helpers:
+            body.append(f"from {_NUMBA_HELPERS} import {', '.join(sorted(self.numba_helpers))}")
         body += sorted(self.user_imports)
         if self.constants:
             texts = [f"{name} = {text}" for name, text in sorted(self.constants.items())]
@@ -160,6 +168,9 @@ class _Names:
         elif getattr(builtins, free, _MISSING) is value or \
                 (value is _MISSING and hasattr(builtins, free)):
             pass  # a builtin
+        elif getattr(value, "__module__", None) == _NUMBA_HELPERS and \
+                getattr(value, "__name__", None) == free:
+            self.numba_helpers.add(free)
         elif (library := _library_of(value)) is not None:
             name = value.__name__
             self.imports.add(f"from {library} import {name}" if name == free
@@ -219,6 +230,7 @@ class _Names:
 
 
 _MISSING = object()
+_NUMBA_HELPERS = "tangent_ad.compiled.helpers"  # what a compiled file imports its helpers from
 
 
 def _refusal_hint(value):

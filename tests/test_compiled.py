@@ -210,3 +210,43 @@ def test_a_mean_compiles_with_the_numba_size_of():
     g = tad.grad(mean_square, compile="numba")
     _close(g(x, y), tad.grad(mean_square)(x, y))
     _close(g(x, y), numerical_grad(mean_square, (x, y), 0), tol=1e-6)
+
+
+CLI_MODEL = '''import numpy as np
+
+DT = 0.01
+
+
+def damped(k, c, n=300):
+    x = 1.0
+    v = 0.0
+    for i in range(n):
+        a = -k * x - c * v
+        v = v + DT * a
+        x = x + DT * v
+        if x > 1.5:
+            x = 1.5
+    return x * x + np.sin(v)
+'''
+
+
+def test_the_command_line_writes_the_compiled_form(tmp_path):
+    import importlib.util
+    import subprocess
+
+    (tmp_path / "model.py").write_text(CLI_MODEL)
+    done = subprocess.run([sys.executable, "-m", "tangent_ad", "model.py:damped",
+                           "--wrt", "k,c", "--compile", "numba", "-o", "out.py"],
+                          cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    text = (tmp_path / "out.py").read_text()
+    assert "@numba.njit\ndef ddamped_dk_c(k, c, n=300, bresult=1.0):" in text
+    assert "from tangent_ad.compiled.helpers import " in text and "reversed(" not in text
+    spec = importlib.util.spec_from_file_location("written_compiled", tmp_path / "out.py")
+    written = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(written)
+    assert isinstance(written.ddamped_dk_c, numba.core.registry.CPUDispatcher)
+    spec = importlib.util.spec_from_file_location("cli_model", tmp_path / "model.py")
+    model = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(model)
+    _close(written.ddamped_dk_c(1.2, 0.3), tad.grad(model.damped, wrt=(0, 1))(1.2, 0.3))

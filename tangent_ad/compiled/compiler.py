@@ -171,6 +171,26 @@ def _number_sites(done):
     return found
 
 
+def numba_record(info):
+    """The `Generated` record `info` of a derivative with its source and
+    namespace in Numba form, for a file (``standalone``, ``--compile numba``):
+    compiled when the file's function is first called, for the types of
+    that call; its save lists stay lists (no call has typed them) and the
+    globals it reads are frozen as the file holds them."""
+    numba = require_numba()
+    from tangent_ad.compiled import helpers
+    trees = list(info.trees)
+    if not trees:
+        raise CompileError("this derivative has no stored tree to compile "
+                           "(a wrapper such as hvp's)", hint="write it without --compile")
+    tree = numba_form.run(trees, (), lambda text: _user_line(info.primal, text),
+                          keep_defaults=True)
+    namespace = helpers.namespace(info.namespace)
+    namespace["numba"] = numba
+    return dataclasses.replace(info, source="@numba.njit\n" + emit.run(tree),
+                               namespace=namespace, trees=(tree,))
+
+
 def _explain(exc, filename, source, primal):
     """A CompileError for what Numba reported: its reason, at the user's line."""
     text = _ANSI.sub("", str(exc))

@@ -30,14 +30,16 @@ from tangent_ad.nodes import (STACK, call, const, copy_tree, is_comment, is_pop,
 BRANCH_SITE = "branch"
 
 
-def run(functions, live_names, locate, array_sites=None):
+def run(functions, live_names, locate, array_sites=None, keep_defaults=False):
     """The FunctionDef to compile, from the specialized `functions` of a
     unit (the derivative first, then the pullbacks it calls).
     `live_names` are the data globals read live; ``locate(text)`` gives
     the (file, line, source) of the user's line behind a statement of the
     tree, from the ``# Grad of:`` comment above it (`text`, or None).
     `array_sites` maps the lists (``stack_x``) whose items Numba typed as
-    numbers to a NumPy dtype name: those become arrays (`_as_arrays`)."""
+    numbers to a NumPy dtype name: those become arrays (`_as_arrays`).
+    With `keep_defaults` (a file the command line writes, which has no
+    dispatcher in front) the parameters keep their defaults."""
     root = copy_tree(functions[0])
     if len(functions) > 1:
         callees = {f.name for f in functions[1:]}
@@ -63,7 +65,8 @@ def run(functions, live_names, locate, array_sites=None):
             node.iter = _counted(node, locate)
     read = {n.id for n in walk(root) if isinstance(n, gast.Name)}
     params = [n.id for n in root.args.args]
-    root.args.defaults = []
+    if not keep_defaults:
+        root.args.defaults = []
     root.args.args += [name(g, store=False) for g in sorted(set(live_names) & read)
                        if g not in params]
     for arg in root.args.args:
