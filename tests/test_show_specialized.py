@@ -47,3 +47,22 @@ def test_a_derivative_that_is_not_staged_shows_the_general_one():
     J = tad.jvp(mlp_loss)
     args = (np.ones((3, 2)), np.zeros(2), np.ones((4, 3)), np.ones((3, 2)))
     assert tad.show_source(J, *args) == tad.show_source(J)
+
+
+def oscillator_from_a_pair(k, c, n):
+    x, v = 1.0, 0.0  # a tuple literal: t = 1.0, 0.0; x = t[0]; v = t[1]
+    for i in range(n):
+        a = -k * x - c * v
+        v = v + 0.01 * a
+        x = x + 0.01 * v
+    return x * x + np.sin(v)
+
+
+def test_names_unpacked_from_a_tuple_literal_have_their_items_kinds():
+    g = tad.grad(oscillator_from_a_pair, wrt=(0, 1))
+    shown = tad.show_source(g, 1.0, 0.1, 50)
+    assert "unbroadcast" not in shown and "zeros_like" not in shown
+    for k, c in [(1.0, 0.1), (0.4, 0.9)]:
+        got = g(k, c, 50)
+        want = [numerical_grad(oscillator_from_a_pair, (k, c, 50), i) for i in (0, 1)]
+        np.testing.assert_allclose(got, want, rtol=1e-6)

@@ -57,6 +57,13 @@ class Kinds:
                     unit is not None and unit.is_pullback(dotted(value.call.func)):
                 self.backs[name] = value.call if name not in self.backs else None
         self.names = {name: BOTTOM for name, _ in assigned}
+        # names bound once, to a tuple literal (``t = 1.0, 0.0``, what
+        # ``x, v = 1.0, 0.0`` normalizes to): ``t[0]`` has its item's kind
+        counts = {}
+        for name, value in assigned:
+            counts[name] = counts.get(name, 0) + 1
+        self.tuples = {name: value for name, value in assigned if counts[name] == 1 and
+                       isinstance(value, gast.Tuple) and name not in params}
         self.names.update(params)
         # the module's data globals (``DT = 0.05``), whose kinds the staged
         # copy's guard checks on every call; a name bound anywhere in the
@@ -206,7 +213,16 @@ class Kinds:
         return _result(out, shape)
 
     def _row(self, node):
-        """``xs[i]`` for an array `xs` and a Python int `i`."""
+        """``xs[i]`` for an array `xs` and a Python int `i`; ``t[i]`` for a
+        tuple literal `t` and a constant `i`: the kind of its item."""
+        literal = self.tuples.get(node.value.id) if isinstance(node.value, gast.Name) else None
+        if literal is not None:
+            index = node.slice
+            if isinstance(index, gast.Constant) and type(index.value) is int and \
+                    -len(literal.elts) <= index.value < len(literal.elts) and \
+                    not isinstance(literal.elts[index.value], gast.Starred):
+                return self.of(literal.elts[index.value])
+            return None
         kinds = self._operands([node.value, node.slice])
         if not isinstance(kinds, list):
             return kinds
