@@ -66,3 +66,24 @@ def test_names_unpacked_from_a_tuple_literal_have_their_items_kinds():
         got = g(k, c, 50)
         want = [numerical_grad(oscillator_from_a_pair, (k, c, 50), i) for i in (0, 1)]
         np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def rnn_from_shapes(Wx, Wh, xs):
+    h = np.zeros((np.shape(xs)[1], Wh.shape[0]))  # sizes read from the arguments
+    for t in range(len(xs)):
+        h = np.tanh(xs[t] @ Wx + h @ Wh)
+    return np.mean(h ** 2)
+
+
+def test_sizes_read_from_shapes_give_arrays_their_kinds():
+    rng = np.random.default_rng(3)
+    Wx, Wh, xs = rng.normal(size=(3, 4)) * 0.5, rng.normal(size=(4, 4)) * 0.5, \
+        rng.normal(size=(6, 2, 3))
+    g = tad.grad(rnn_from_shapes, wrt=(0, 1))
+    shown = tad.show_source(g, Wx, Wh, xs)
+    for helper in ("unbroadcast", "grad_matmul_lhs", "grad_matmul_rhs", "cast_like"):
+        assert helper not in shown
+    got = g(Wx, Wh, xs)
+    for i in (0, 1):
+        np.testing.assert_allclose(got[i], numerical_grad(rnn_from_shapes, (Wx, Wh, xs), i),
+                                   rtol=1e-6, atol=1e-9)

@@ -57,13 +57,15 @@ class Kinds:
                     unit is not None and unit.is_pullback(dotted(value.call.func)):
                 self.backs[name] = value.call if name not in self.backs else None
         self.names = {name: BOTTOM for name, _ in assigned}
-        # names bound once, to a tuple literal (``t = 1.0, 0.0``, what
-        # ``x, v = 1.0, 0.0`` normalizes to): ``t[0]`` has its item's kind
+        # the expression of each name bound once (``t = 1.0, 0.0``, what
+        # ``x, v = 1.0, 0.0`` normalizes to; ``t2 = np.shape(xs)``), which
+        # the rules for tuple items and shape entries look through
         counts = {}
         for name, value in assigned:
             counts[name] = counts.get(name, 0) + 1
-        self.tuples = {name: value for name, value in assigned if counts[name] == 1 and
-                       isinstance(value, gast.Tuple) and name not in params}
+        self.single = {name: value for name, value in assigned
+                       if counts[name] == 1 and name not in params and
+                       isinstance(value, gast.expr)}
         self.names.update(params)
         # the module's data globals (``DT = 0.05``), whose kinds the staged
         # copy's guard checks on every call; a name bound anywhere in the
@@ -215,8 +217,10 @@ class Kinds:
     def _row(self, node):
         """``xs[i]`` for an array `xs` and a Python int `i`; ``t[i]`` for a
         tuple literal `t` and a constant `i`: the kind of its item."""
-        literal = self.tuples.get(node.value.id) if isinstance(node.value, gast.Name) else None
-        if literal is not None:
+        if self._shape_entry(node) is not None:
+            return Kind("int")
+        literal = self._through(node.value)
+        if isinstance(literal, gast.Tuple):
             index = node.slice
             if isinstance(index, gast.Constant) and type(index.value) is int and \
                     -len(literal.elts) <= index.value < len(literal.elts) and \
@@ -247,7 +251,7 @@ class Kinds:
         if func in _FULL_REDUCTIONS and len(args) == 1:
             return self._reduce(func, args[0])
         if func == "np.zeros" and 1 <= len(args) <= 2:
-            return _zeros(args)
+            return _zeros([self._through(args[0])] + args[1:], self._static_int)
         if func == "np.outer" and len(args) == 2:
             return self._outer(args)
         if func == "float" and len(args) == 1 and is_real(self.of(args[0])) and \
@@ -277,6 +281,40 @@ class Kinds:
         if func == "abs_slope" and len(args) == 1:
             return self._apply(np.sign, args)  # conj(sign) for complex: the same kind
         return None
+
+    def _shape_entry(self, node):
+        """The int ``np.shape(x)[i]`` (or ``x.shape[i]``) is, for an array
+        `x` of a known kind and a constant `i`; None otherwise."""
+        if not (isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Constant)
+                and type(node.slice.value) is int):
+            return None
+        value = self._through(node.value)
+        if isinstance(value, gast.Call) and dotted(value.func) == "np.shape" and \
+                len(value.args) == 1 and not value.keywords:
+            kind = self.of(value.args[0])
+        elif isinstance(value, gast.Attribute) and value.attr == "shape":
+            kind = self.of(value.value)
+        else:
+            return None
+        if kind in (None, BOTTOM) or kind.box != "array" or \
+                not -len(kind.shape) <= node.slice.value < len(kind.shape):
+            return None
+        return kind.shape[node.slice.value]
+
+    def _static_int(self, node):
+        """The value of an int that the kinds fix: a constant, or an entry
+        of a known array's shape (`_shape_entry`); None otherwise."""
+        node = self._through(node)
+        if isinstance(node, gast.Constant) and type(node.value) is int:
+            return node.value
+        return self._shape_entry(node)
+
+    def _through(self, node, depth=8):
+        """`node`, or, for a name bound once, the expression it is bound to
+        (followed through names bound once to names)."""
+        while depth and isinstance(node, gast.Name) and node.id in self.single:
+            node, depth = self.single[node.id], depth - 1
+        return node
 
     def _reduce(self, func, arg):
         """``np.sum(x)`` and other reductions of all of `x` to a NumPy scalar."""
@@ -354,20 +392,24 @@ def _constant_axis(node):
     return None
 
 
-def _zeros(args):
-    """``np.zeros((2, 3))`` or ``np.zeros((2, 3), np.float32)``."""
+def _zeros(args, static_int):
+    """``np.zeros((2, 3))``, ``np.zeros((2, 3), np.float32)``, or with
+    entries of known shapes: ``np.zeros((np.shape(xs)[1], 32))``
+    (`static_int` gives an entry's value, or None)."""
     shape, dtype = args[0], (args[1] if len(args) == 2 else None)
-    if not (isinstance(shape, gast.Tuple) and all(
-            isinstance(e, gast.Constant) and type(e.value) is int for e in shape.elts)):
+    if not isinstance(shape, gast.Tuple):
+        return None
+    sizes = tuple(static_int(e) for e in shape.elts)
+    if None in sizes:
         return None
     if dtype is None:
-        return Kind("array", tuple(e.value for e in shape.elts), np.dtype(np.float64))
+        return Kind("array", sizes, np.dtype(np.float64))
     if dotted(dtype) is None or not dotted(dtype).startswith("np."):
         return None
     scalar_type = getattr(np, dotted(dtype)[3:], None)
     if not (isinstance(scalar_type, type) and issubclass(scalar_type, np.generic)):
         return None
-    return Kind("array", tuple(e.value for e in shape.elts), np.dtype(scalar_type))
+    return Kind("array", sizes, np.dtype(scalar_type))
 
 
 _BINARY = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b,
