@@ -87,3 +87,33 @@ def test_sizes_read_from_shapes_give_arrays_their_kinds():
     for i in (0, 1):
         np.testing.assert_allclose(got[i], numerical_grad(rnn_from_shapes, (Wx, Wh, xs), i),
                                    rtol=1e-6, atol=1e-9)
+
+
+def softmax_loss(W, X, Y):
+    logits = X @ W
+    shifted = logits - np.max(logits, axis=1, keepdims=True)
+    log_probs = shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
+    return -np.mean(np.sum(Y * log_probs, axis=1))
+
+
+def row_norms(x, y):
+    s = np.sum(x * x, axis=1)
+    return np.sum(np.sin(s) * np.sum(y, axis=1))
+
+
+def test_spread_reductions_become_broadcasting():
+    rng = np.random.default_rng(5)
+    W, X = rng.normal(size=(4, 3)), rng.normal(size=(6, 4))
+    Y = np.eye(3)[rng.integers(0, 3, size=6)]
+    g = tad.grad(softmax_loss)
+    shown = tad.show_source(g, W, X, Y)
+    assert "unreduce(" not in shown and "unbroadcast" not in shown
+    assert "keepdims=True" in shown
+    x, y = rng.normal(size=(5, 3)), rng.normal(size=(5, 2))
+    h = tad.grad(row_norms)
+    assert "np.expand_dims(" in tad.show_source(h, x, y)
+    for _ in range(3):  # the general derivative, then the copies
+        np.testing.assert_allclose(g(W, X, Y), numerical_grad(softmax_loss, (W, X, Y), 0),
+                                   rtol=1e-6, atol=1e-9)
+        np.testing.assert_allclose(h(x, y), numerical_grad(row_norms, (x, y), 0),
+                                   rtol=1e-6, atol=1e-9)

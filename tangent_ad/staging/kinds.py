@@ -252,6 +252,8 @@ class Kinds:
             return self._reduce(func, args[0])
         if func == "np.zeros" and 1 <= len(args) <= 2:
             return _zeros([self._through(args[0])] + args[1:], self._static_int)
+        if func == "np.expand_dims" and len(args) == 2:
+            return self._expand_dims(*args)
         if func == "np.outer" and len(args) == 2:
             return self._outer(args)
         if func == "float" and len(args) == 1 and is_real(self.of(args[0])) and \
@@ -324,6 +326,16 @@ class Kinds:
         with np.errstate(all="ignore"):
             out = getattr(np, func[3:])(kind.sample())
         return _result(out, ())
+
+    def _expand_dims(self, x, axis):
+        """``np.expand_dims(x, i)`` of an array `x` and a constant `i`."""
+        kind = self.of(x)
+        if kind in (None, BOTTOM) or kind.box != "array" or \
+                not (isinstance(axis, gast.Constant) and type(axis.value) is int) or \
+                not -len(kind.shape) - 1 <= axis.value <= len(kind.shape):
+            return None if kind != BOTTOM else kind
+        at = axis.value % (len(kind.shape) + 1)
+        return Kind("array", kind.shape[:at] + (1,) + kind.shape[at:], kind.dtype)
 
     def _outer(self, args):
         kinds = self._operands(args)

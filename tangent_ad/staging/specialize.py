@@ -4,8 +4,10 @@ Staging runs this pass, with the general passes, on a copy of a derivative
 for the kinds of the arguments of an actual call. Each rewrite keeps
 values, shapes and dtypes for those kinds:
 
-* ``unbroadcast(g, x)`` -> ``g`` when `g` has `x`'s kind, and
-  -> ``g.sum(axis=0)`` when `x` is `g` without leading axes;
+* ``unbroadcast(g, x)`` -> ``g`` when `g` has `x`'s kind,
+  -> ``g.sum(axis=0)`` when `x` is `g` without leading axes, and
+  -> ``np.sum(g, axis=1, keepdims=True)`` when `x` has length 1 where `g`
+  does not (``logits - np.max(logits, axis=1, keepdims=True)``);
 * ``grad_matmul_lhs(g, a, b)`` -> ``g @ b.T`` and
   ``grad_matmul_rhs(g, a, b)`` -> ``a.T @ g`` for matrices (and their
   matrix-vector and outer-product forms for vectors);
@@ -18,6 +20,9 @@ values, shapes and dtypes for those kinds:
   ``bx = conj_complex(bx)`` goes (with its comment) for a real `bx` or
   when every argument is real (the conjugate would change only the
   imaginary part of a real argument's adjoint, which has no meaning);
+* ``unreduce(g, x, axis, keepdims)`` met by a value of x's kind in ``+``,
+  ``-``, ``*`` or ``/`` -> ``g`` (keepdims) or ``np.expand_dims(g, axis)``:
+  broadcasting spreads it; ``unreduce`` of a fill is a fill of `x`;
 * a *fill* ``f = np.full_like(x, s)`` (a Python number `s` spread over an
   array) meets arithmetic: ``f * y`` -> ``y * s`` and ``f / y`` ->
   ``s / y`` for a `y` of `f`'s kind, ``f * c`` -> ``np.full_like(x, s * c)``
@@ -54,7 +59,7 @@ def run(tree, params, unit=None, given=()):
     kinds = Kinds(tree, params, unit, given)
     fills = _fills(tree, kinds)
     real = bool(params) and all(is_real(k) for k in params.values())
-    tree = _Rewriter(kinds, fills, unit, real).visit(tree)
+    tree = _Rewriter(kinds, fills, unit, real, binding_counts(tree)).visit(tree)
     tree.body = [s for s in tree.body if not _scalar_check(s, kinds)]
     _drop_real_conversions(tree)
     _drop_dead_restores(tree)
@@ -89,13 +94,7 @@ def _fills(tree, kinds):
     where `x` is bound once and `s` reads only names bound once outside
     any loop: wherever the name is read, ``s`` has the same value and `x`
     the same kind (it may be a later value of a loop variable)."""
-    counts, in_loops = {}, set()
-    for node in walk(tree):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Param)):
-            counts[node.id] = counts.get(node.id, 0) + 1
-        if isinstance(node, (gast.For, gast.While)):
-            in_loops |= {n.id for stmt in node.body + node.orelse for n in walk(stmt)
-                         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    counts, in_loops = binding_counts(tree)
     fills = {}
     for node in walk(tree):
         if isinstance(node, gast.Assign) and len(node.targets) == 1 and \
@@ -105,6 +104,18 @@ def _fills(tree, kinds):
                     _bound_once(fill[1], counts, in_loops):
                 fills[target] = fill
     return fills
+
+
+def binding_counts(tree):
+    """({name: how many times it is bound}, {names bound inside a loop})."""
+    counts, in_loops = {}, set()
+    for node in walk(tree):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Param)):
+            counts[node.id] = counts.get(node.id, 0) + 1
+        if isinstance(node, (gast.For, gast.While)):
+            in_loops |= {n.id for stmt in node.body + node.orelse for n in walk(stmt)
+                         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    return counts, in_loops
 
 
 def _bound_once(expr, counts, in_loops=()):
@@ -138,8 +149,9 @@ def _exact_scaling(kind, c):
 
 
 class _Rewriter(gast.NodeTransformer):
-    def __init__(self, kinds, fills, unit, real_arguments=False):
+    def __init__(self, kinds, fills, unit, real_arguments=False, bindings=({}, set())):
         self.kinds = kinds
+        self.counts, self.in_loops = bindings
         self.fills = fills
         self.unit = unit
         self.real_arguments = real_arguments
@@ -160,6 +172,11 @@ class _Rewriter(gast.NodeTransformer):
 
     def visit_BinOp(self, node):
         self.generic_visit(node)
+        if isinstance(node.op, (gast.Add, gast.Sub, gast.Mult, gast.Div)):
+            for side, other in (("left", "right"), ("right", "left")):
+                spread = self._spread(getattr(node, side), getattr(node, other))
+                if spread is not None:
+                    setattr(node, side, spread)
         if not isinstance(node.op, (gast.Mult, gast.Div)):
             return node
         kind = self.kinds.of(node)
@@ -177,6 +194,47 @@ class _Rewriter(gast.NodeTransformer):
             if self.kinds.of(node.left) == kind:  # y * f -> y * s, y / f -> y / s
                 return gast.BinOp(left=node.left, op=node.op, right=s)
         return node
+
+    def _spread(self, operand, other):
+        """``unreduce(g, x, axis, keepdims)`` met by an `other` of x's kind
+        in an elementwise operation: broadcasting spreads g itself, so it
+        is ``g`` with keepdims and ``np.expand_dims(g, axis)`` without;
+        None for any other `operand`."""
+        if isinstance(operand, gast.Name) and self.counts.get(operand.id) == 1 and \
+                operand.id not in self.in_loops:  # bound once, outside loops: its call
+            bound = self.kinds.single.get(operand.id)
+            if call_name(bound) == "unreduce" and \
+                    _bound_once(bound.args[0], self.counts, self.in_loops):
+                operand = copy.deepcopy(bound)
+        if call_name(operand) != "unreduce" or operand.keywords or \
+                not 3 <= len(operand.args) <= 4:
+            return None
+        g, x, axis = operand.args[:3]
+        if self.fill(g):
+            return None  # a fill spread is a fill (`_unreduce`), which goes further
+        keep = operand.args[3] if len(operand.args) == 4 else const(False)
+        kg, kx = self.kinds.of(g), self.kinds.of(x)
+        if not (isinstance(axis, gast.Constant) and type(axis.value) is int and
+                isinstance(keep, gast.Constant) and type(keep.value) is bool) or \
+                kg is None or kx is None or kx.box != "array" or kg.box != "array" or \
+                kg.dtype != kx.dtype or self.kinds.of(other) != kx or \
+                not -len(kx.shape) <= axis.value < len(kx.shape):
+            return None
+        at = axis.value % len(kx.shape)
+        if keep.value and kg.shape == kx.shape[:at] + (1,) + kx.shape[at + 1:]:
+            return g
+        if not keep.value and kg.shape == kx.shape[:at] + kx.shape[at + 1:]:
+            return call("np.expand_dims", g, const(at))
+        return None
+
+    def _unreduce(self, node, g, x):
+        """``unreduce(np.full_like(a, s), x, ...)`` -> ``np.full_like(x, s)``:
+        a fill spread over x is a fill of x."""
+        kx, fill = self.kinds.of(x), self.fill(g)
+        if fill is None or kx is None or kx.box != "array" or self.kinds.is_placeholder(x) \
+                or self.kinds.of(fill[0]).dtype != kx.dtype:
+            return node
+        return call("np.full_like", x, fill[1])
 
     def _scales(self, kind, c, op):
         """Whether ``full_like(x, s) op c`` is ``full_like(x, s op c)``: `c`
@@ -196,6 +254,8 @@ class _Rewriter(gast.NodeTransformer):
             return node
         if func == "unbroadcast" and len(args) == 2:
             return self._unbroadcast(node, *args)
+        if func == "unreduce" and 2 <= len(args) <= 4:
+            return self._unreduce(node, args[0], args[1])
         if func in ("grad_matmul_lhs", "grad_matmul_rhs") and len(args) == 3:
             return self._matmul(node, func == "grad_matmul_lhs", *args)
         if self.unit is not None and isinstance(node.func, gast.Name) and \
@@ -263,6 +323,15 @@ class _Rewriter(gast.NodeTransformer):
                     gast.Tuple(elts=[const(i) for i in range(lead)], ctx=gast.Load())
                 return gast.Call(func=gast.Attribute(value=g, attr="sum", ctx=gast.Load()),
                                  args=[], keywords=[gast.keyword(arg="axis", value=axis)])
+            kept = [i for i, (n, m) in enumerate(zip(kg.shape, kx.shape)) if n != m]
+            if lead == 0 and kept and all(kx.shape[i] == 1 for i in kept):
+                # x broadcast along its axes of length 1: sum g over them, keeping them
+                axis = const(kept[0]) if len(kept) == 1 else \
+                    gast.Tuple(elts=[const(i) for i in kept], ctx=gast.Load())
+                found = call("np.sum", g)
+                found.keywords = [gast.keyword(arg="axis", value=axis),
+                                  gast.keyword(arg="keepdims", value=const(True))]
+                return found
         return node
 
     def _matmul(self, node, lhs, g, a, b):
