@@ -71,3 +71,26 @@ def test_chained_assignment_gives_every_target_the_value():
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_chained_assignment_in_every_mode(func, args):
     check_all_modes(func, args)
+
+
+# ---- a, b = literal: each name bound to its item, no tuple built ------------------------
+
+def swap_in_a_loop(x, y):
+    for i in range(3):
+        x, y = y * 1.5, x  # every item read before a name is bound
+        x, y = y, x
+    return np.sum(x * np.sin(y))
+
+
+def pair_from_literal(x):
+    a, b = x * 2.0, np.cos(x)
+    return np.sum(a * b)
+
+
+def test_unpacking_a_literal_reads_every_item_first():
+    y = np.array([0.5, 0.1, -0.4])
+    check_all_modes(swap_in_a_loop, (X, y))
+    check_all_modes(pair_from_literal, (X,))
+    source = tad.show_source(tad.grad(pair_from_literal))
+    assert "[0]" not in source and "unindex" not in source
+

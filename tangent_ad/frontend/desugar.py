@@ -75,7 +75,25 @@ class Desugar:
 
     def unpack(self, target, value, core=False):
         """``a, b = v`` -> ``t = v; a = t[0]; b = t[1]`` (nested as needed).
-        `value` is a user expression, or a core operation when nested."""
+        `value` is a user expression, or a core operation when nested.
+        A literal of as many items, ``x, v = 1.0, 0.0`` (or a callee's
+        ``return x + dt * v, v`` written out), binds each name to its item,
+        every item read before any name is bound: no tuple is built, and
+        the adjoints stay numbers and arrays, not a tuple's."""
+        if not core and _literal_pairs(target, value):
+            targets = {e.id for e in target.elts} | \
+                {self.version.get(e.id) for e in target.elts}
+            parts = []
+            for element in value.elts:
+                part = self.atom(element)
+                if isinstance(part, gast.Name) and part.id in targets:
+                    temp = self.ctx.namer.fresh("t")  # `x, y = y, x`: the old y
+                    self.emit(assign(temp, part))
+                    part = name(temp)
+                parts.append(part)
+            for element, part in zip(target.elts, parts):
+                self.bind(element.id, part)
+            return
         whole = self.operation(value) if not core else value
         if not isinstance(whole, gast.Name) or any(
                 n.id == whole.id for n in walk(target) if isinstance(n, gast.Name)):
@@ -255,6 +273,15 @@ def _computed_sequence(node, resolved):
 
 
 _ARRAY_MODULES = ("numpy", "numpy.linalg", "numpy.fft")  # where NumPy's public functions say they are
+
+
+def _literal_pairs(target, value):
+    """Whether ``target = value`` pairs names with the items of a literal
+    one to one (``a, b = x, 2.0``; no starred items, no nested targets)."""
+    return isinstance(target, (gast.Tuple, gast.List)) and \
+        isinstance(value, (gast.Tuple, gast.List)) and len(target.elts) == len(value.elts) \
+        and all(isinstance(e, gast.Name) for e in target.elts) and \
+        not any(isinstance(e, gast.Starred) for e in value.elts)
 
 
 def _unpacks(target):
