@@ -102,7 +102,8 @@ def derivative(func, mode, wrt, preserve_result, optimized, verbose, kind=None,
         return pipeline.transform(target, wrt=target_wrt, mode=mode, optimized=optimized,
                                   preserve_result=preserve_result, verbose=verbose,
                                   kind=kind, has_aux=has_aux, scalar=scalar,
-                                  conjugate=public)  # internal products: JAX's convention
+                                  conjugate=public,  # internal products: JAX's convention
+                                  inline_calls=compiling is not None)
 
     names = wrt_names(func, wrt)
     if public:

@@ -42,7 +42,7 @@ MODES = {"reverse": (reverse, "gradient", "pullback"),
 
 def transform(func, *, wrt, mode="reverse", optimized=True,
               preserve_result=False, verbose=0, kind=None, has_aux=False, scalar=False,
-              conjugate=True):
+              conjugate=True, inline_calls=False):
     """Generate, load and return the derivative function of `func`.
 
     The derivative of a function that calls other Python functions is a
@@ -60,9 +60,12 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
     scalar as a gradient's is, though the value is returned too. Without
     `conjugate`, a non-holomorphic unit keeps JAX's convention in its
     results too: the transposes that the derived rules of
-    ``second_order.py`` are built from.
+    ``second_order.py`` are built from. With `inline_calls` (a derivative to
+    compile, ``tangent_ad.compiled``), every call of a plain straight-line
+    function is written out in its caller (``frontend/inline.py``), so that
+    fewer pullbacks, which are closures, are left.
     """
-    options = dict(mode=mode, optimized=optimized, verbose=verbose)
+    options = dict(mode=mode, optimized=optimized, verbose=verbose, inline_calls=inline_calls)
     calls, unit = {}, {}
     try:
         if mode not in MODES:
@@ -121,7 +124,7 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
 
 def _generate(func, wrt, kind, calls, *, mode, optimized, verbose, unit=None,
               preserve_result=False, static_args=None, callee=False, has_aux=False,
-              scalar=False):
+              scalar=False, inline_calls=False):
     """Run the stages on one function; return (derivative tree, context)."""
     ctx = Context(func=func, wrt=wrt, mode=mode, optimized=optimized,
                   preserve_result=preserve_result, verbose=verbose, kind=kind,
@@ -129,6 +132,7 @@ def _generate(func, wrt, kind, calls, *, mode, optimized, verbose, unit=None,
                   unit={} if unit is None else unit)
     ctx.facts["has_aux"] = has_aux
     ctx.facts["scalar_output"] = scalar or has_aux
+    ctx.facts["inline_calls"] = inline_calls
     tree, ctx.info = source.parse_function(func)
     for stage in FRONTEND:
         tree = _stage(stage, tree, ctx)

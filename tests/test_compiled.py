@@ -250,3 +250,26 @@ def test_the_command_line_writes_the_compiled_form(tmp_path):
     model = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(model)
     _close(written.ddamped_dk_c(1.2, 0.3), tad.grad(model.damped, wrt=(0, 1))(1.2, 0.3))
+
+
+def step(x, v, k, c):
+    a = -k * x - c * v
+    v2 = v + DT * a
+    return x + DT * v2, v2
+
+
+def stepped(k, c, n):
+    x = 1.0
+    v = 0.0
+    for i in range(n):
+        x, v = step(x, v, k, c)
+    return x * x + np.sin(v)
+
+
+def test_a_called_step_function_is_written_out_and_compiles():
+    g = tad.grad(stepped, wrt=(0, 1), compile="numba")
+    _close(g(1.0, 0.2, 200), tad.grad(stepped, wrt=(0, 1))(1.0, 0.2, 200))
+    source = tad.show_source(g, 1.0, 0.2, 200)
+    assert "pullback" not in source and "stack_x" in source
+    # without compile=, the call stays a call (its pullback is a closure)
+    assert "pullback_step" in tad.show_source(tad.grad(stepped, wrt=(0, 1)))

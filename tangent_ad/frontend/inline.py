@@ -19,7 +19,10 @@ passed in becomes a nested def or lambda of the caller, which the closures
 machinery lifts as usual (``closures.py``). Inlined are only plain
 functions whose body is straight statements ending with one ``return``
 and that are not recursive; any other call stays a call (and is refused
-where it cannot be differentiated). A global the callee reads that the
+where it cannot be differentiated). A derivative to compile
+(``ctx.facts["inline_calls"]``, ``compile="numba"``) has every such call
+written out, not only those: its pullbacks would be closures, which Numba
+does not compile. A global the callee reads that the
 caller's names do not denote (the callee is of another module, or a
 variable of the caller hides the name) is read through the callee's
 module (``layers.act``), the module bound under a fresh name in
@@ -145,7 +148,8 @@ class _Inliner:
         if not _straight(body, tree.name) or tree.args.vararg or tree.args.kwarg or \
                 tree.args.kwonlyargs or tree.args.posonlyargs:
             return None
-        if not (returns_function or _returns_function(body) or self.passes_closure(call)):
+        if not (returns_function or _returns_function(body) or self.passes_closure(call) or
+                self.ctx.facts.get("inline_calls")):
             return None
         if applied_to is not None and not _plain_lambda(body, applied_to):
             return None
