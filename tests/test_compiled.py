@@ -273,3 +273,19 @@ def test_a_called_step_function_is_written_out_and_compiles():
     assert "pullback" not in source and "stack_x" in source
     # without compile=, the call stays a call (its pullback is a closure)
     assert "pullback_step" in tad.show_source(tad.grad(stepped, wrt=(0, 1)))
+
+
+def writes_in_a_loop(x, n):
+    y = x * 1.0
+    for i in range(n):
+        y[i % 3] = y[i % 3] * 0.5 + x[(i + 1) % 3]
+    return np.sum(np.abs(y))
+
+
+def test_item_writes_and_reads_compile():
+    # the Numba versions of updated, unindex, zeroed, accumulate and abs_slope
+    x = np.array([0.4, -1.3, 2.2, 0.7])
+    g = tad.grad(writes_in_a_loop, compile="numba")
+    _close(g(x, 7), tad.grad(writes_in_a_loop)(x, 7))
+    _close(g(x, 7), numerical_grad(writes_in_a_loop, (x, 7), 0), tol=1e-6)
+    assert "updated(" in tad.show_source(g, x, 7) or "[" in tad.show_source(g, x, 7)

@@ -92,24 +92,26 @@ def require_numba():
     return numba
 
 
-def compile_unit(trees, namespace, live_values, primal, args, label, general):
+def compile_unit(trees, namespace, live_values, primal, args, label, general, zeros=None):
     """Compile the unit `trees` (see ``numba_form.run``) for the types of
     `args`, the parameters' values, and check it against the interpreted
     derivative `general` on them (`checked`). `live_values` maps the data
     globals the derivative reads live to their values now; `namespace` is
-    the generated code's; `label` names the file."""
+    the generated code's; `label` names the file; `zeros` gives the
+    placeholders whose kinds are known a zero of that kind (``numba_form``)."""
     numba = require_numba()
 
     def locate(text):
         return _user_line(primal, text)
 
-    first = _compile_form(numba, numba_form.run(trees, tuple(live_values), locate), namespace,
+    first = _compile_form(numba, numba_form.run(trees, tuple(live_values), locate,
+                                                zeros=zeros), namespace,
                           live_values, primal, args, label)
     done = first
     sites = _number_sites(first)
     if sites:
         try:  # the same form with arrays for the lists of numbers
-            tree = numba_form.run(trees, tuple(live_values), locate, sites)
+            tree = numba_form.run(trees, tuple(live_values), locate, sites, zeros=zeros)
             second = _compile_form(numba, tree, namespace, live_values, primal, args, label)
             done = dataclasses.replace(second, seconds=first.seconds + second.seconds)
         except CompileError:

@@ -2,7 +2,9 @@
 
 Staging removes most helpers once the kinds of the arguments are known;
 the few left (``cast_like`` at the return, ``float_argument`` of an int
-argument, ``unbroadcast`` and ``zeros_like`` where a kind was not decided)
+argument, ``unbroadcast`` and ``zeros_like`` where a kind was not decided;
+``unindex`` and ``updated`` of basic indices; ``accumulate``, ``abs_slope``
+and ``iterated`` of numbers and arrays)
 are written here for Numba with ``numba.extending.overload``: each picks,
 when Numba compiles the call, the case for its argument types, as the
 Python helper picks it at run time. A helper without a Numba version stops
@@ -40,6 +42,15 @@ unbroadcast = _stand_in(runtime.unbroadcast)
 ensure_real = _stand_in(runtime.ensure_real)
 ensure_scalar = _stand_in(runtime.ensure_scalar)
 size_of = _stand_in(runtime.size_of)
+abs_slope = _stand_in(runtime.abs_slope)
+accumulate = _stand_in(runtime.accumulate)
+iterated = _stand_in(runtime.iterated)
+unindex = _stand_in(runtime.unindex)
+updated = _stand_in(runtime.updated)
+accumulate_at = _stand_in(runtime.accumulate_at)
+zeroed = _stand_in(runtime.zeroed)
+conj_complex = _stand_in(runtime.conj_complex)
+uniterated = _stand_in(runtime.uniterated)
 
 
 @overload(cast_like)
@@ -139,9 +150,114 @@ def _size_of(x):
     return None
 
 
+def _real(t):
+    return _number(t) or isinstance(t, types.Array) and \
+        isinstance(t.dtype, (types.Float, types.Integer))
+
+
+def _basic_index(t):
+    """An int, a slice, or a tuple of them: what NumPy writes without
+    adding up repeated positions (a fancy index goes through scatter_add
+    in Python, which has no Numba version here)."""
+    if isinstance(t, (types.BaseTuple)):
+        return all(_basic_index(item) for item in t.types)
+    return isinstance(t, (types.Integer, types.SliceType)) and not isinstance(t, types.Boolean)
+
+
+@overload(abs_slope)
+def _abs_slope(x):
+    """sign(x) for a real `x` (complex: no Numba version)."""
+    if _real(x):
+        return lambda x: np.sign(x)
+    return None
+
+
+@overload(accumulate)
+def _accumulate(a, b):
+    """a + b for numbers and arrays (containers: no Numba version)."""
+    if _real(a) and _real(b):
+        return lambda a, b: a + b
+    return None
+
+
+@overload(iterated)
+def _iterated(items):
+    """An array or a list is iterated as it is."""
+    if isinstance(items, (types.Array, types.List)):
+        return lambda items: items
+    return None
+
+
+@overload(unindex)
+def _unindex(g, x, index):
+    """Zeros like the array `x` with `g` at a basic `index`."""
+    if isinstance(x, types.Array) and _basic_index(index) and _real(g):
+        def spread(g, x, index):
+            z = np.zeros_like(x)
+            z[index] = g
+            return z
+        return spread
+    return None
+
+
+@overload(updated)
+def _updated(array, index, value):
+    """A copy of the float array `array` with `value` at a basic `index`
+    (an integer array would truncate the value: no Numba version)."""
+    if isinstance(array, types.Array) and isinstance(array.dtype, types.Float) and \
+            _basic_index(index) and _real(value):
+        def written(array, index, value):
+            copy = array.copy()
+            copy[index] = value
+            return copy
+        return written
+    return None
+
+
+@overload(accumulate_at)
+def _accumulate_at(a, g, x, index):
+    """a + unindex(g, x, index) for an array `x` and a basic `index`."""
+    if isinstance(x, types.Array) and _real(a) and _real(g) and _basic_index(index):
+        def added(a, g, x, index):
+            z = np.zeros_like(x)
+            z[index] = g
+            return a + z
+        return added
+    return None
+
+
+@overload(zeroed)
+def _zeroed(g, index, like=None):
+    """A copy of the array adjoint `g` with zeros at a basic `index`."""
+    if isinstance(g, types.Array) and _basic_index(index):
+        def cleared(g, index, like=None):
+            copy = g.copy()
+            copy[index] = 0
+            return copy
+        return cleared
+    return None
+
+
+@overload(conj_complex)
+def _conj_complex(g):
+    """A real adjoint passes unchanged (complex: no Numba version)."""
+    if _real(g):
+        return lambda g: g
+    return None
+
+
+@overload(uniterated)
+def _uniterated(g, items):
+    """The adjoint of an array's or a list's iteration is `g` itself."""
+    if isinstance(items, (types.Array, types.List)):
+        return lambda g, items: g
+    return None
+
+
 _VERSIONS = {id(getattr(runtime, f.__name__)): f for f in (
     cast_like, float_argument, zeros_like, zero_tangent, unbroadcast, ensure_real,
-    ensure_scalar, size_of)}
+    ensure_scalar, size_of, abs_slope, accumulate, iterated, unindex, updated,
+    accumulate_at, zeroed, conj_complex, uniterated)}
 
 
 def namespace(ns):

@@ -30,7 +30,7 @@ from tangent_ad.nodes import (STACK, call, const, copy_tree, is_comment, is_pop,
 BRANCH_SITE = "branch"
 
 
-def run(functions, live_names, locate, array_sites=None, keep_defaults=False):
+def run(functions, live_names, locate, array_sites=None, keep_defaults=False, zeros=None):
     """The FunctionDef to compile, from the specialized `functions` of a
     unit (the derivative first, then the pullbacks it calls).
     `live_names` are the data globals read live; ``locate(text)`` gives
@@ -39,7 +39,10 @@ def run(functions, live_names, locate, array_sites=None, keep_defaults=False):
     `array_sites` maps the lists (``stack_x``) whose items Numba typed as
     numbers to a NumPy dtype name: those become arrays (`_as_arrays`).
     With `keep_defaults` (a file the command line writes, which has no
-    dispatcher in front) the parameters keep their defaults."""
+    dispatcher in front) the parameters keep their defaults. `zeros` maps
+    placeholders (``t = None``, pushed before t's first value, never read)
+    to a zero of their kind, so that Numba types their save lists without
+    an Optional."""
     root = copy_tree(functions[0])
     if len(functions) > 1:
         callees = {f.name for f in functions[1:]}
@@ -57,6 +60,12 @@ def run(functions, live_names, locate, array_sites=None, keep_defaults=False):
     if stmt is not None:
         _refuse("it defines a function inside the derivative (a closure)", text,
                 locate, "numba compiles no closures; compile=None runs it as Python")
+    if zeros:
+        for stmt in root.body:
+            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                    isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id in zeros \
+                    and isinstance(stmt.value, gast.Constant) and stmt.value.value is None:
+                stmt.value = copy_tree(zeros[stmt.targets[0].id])
     _split_stack(root, locate)
     if array_sites:
         _as_arrays(root, array_sites)

@@ -259,10 +259,11 @@ class _Stager:
         module = self.ns.get(LIVE_KEY) or {}
         live = {n: module[n] for n in sorted(self.ns.get(LIVE_NAMES_KEY, ())) if n in module}
         try:
+            zeros = _placeholder_zeros(trees[0], dict(zip(self.params, key)))
             with progress.timed(f"compiling {self.name} with numba", self.compiling.verbose):
                 done = compiler.compile_unit(trees, self.ns, live, self.info.primal, args,
                                              f"numba for {_describe(key[:len(self.params)])}",
-                                             self.general)
+                                             self.general, zeros)
         except CompileError as exc:
             self.errors[key] = exc
             compiler.give_up(exc, self.compiling, self.name)
@@ -391,6 +392,34 @@ def optimize(tree, params, unit=None, given=()):
             break
         before = after
     return accumulate.run(inline.run(tree), params, unit, given)
+
+
+def _placeholder_zeros(tree, params):
+    """{name: a zero of its kind} for the ``v = None`` placeholders of the
+    FunctionDef `tree` whose kinds the parameters' kinds decide: Numba
+    types each save list from what is pushed, and a None pushed before the
+    first value would make it Optional, which an index or an array
+    operation does not take (the placeholder is pushed, never read)."""
+    from tangent_ad.staging.kinds import Kinds
+    kinds, zeros = Kinds(tree, params), {}
+    for name in kinds.placeholders:
+        kind = kinds.names.get(name)
+        if kind is None:
+            continue
+        if kind.box in ("int", "bool", "float"):
+            zeros[name] = gast.Constant(value={"int": 0, "bool": False, "float": 0.0}[kind.box],
+                                        kind=None)
+        elif kind.box == "array" and kind.dtype.isnative and kind.dtype.kind in "biuf":
+            shape = gast.Tuple(elts=[gast.Constant(value=n, kind=None) for n in kind.shape],
+                               ctx=gast.Load())
+            dtype = gast.Attribute(value=gast.Name(id="np", ctx=gast.Load(), annotation=None,
+                                                   type_comment=None),
+                                   attr=kind.dtype.name if kind.dtype.kind != "b" else "bool_",
+                                   ctx=gast.Load())
+            zeros[name] = gast.Call(func=gast.Attribute(value=gast.Name(
+                id="np", ctx=gast.Load(), annotation=None, type_comment=None), attr="zeros",
+                ctx=gast.Load()), args=[shape, dtype], keywords=[])
+    return zeros
 
 
 def _parse(source):
