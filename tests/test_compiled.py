@@ -289,3 +289,52 @@ def test_item_writes_and_reads_compile():
     _close(g(x, 7), tad.grad(writes_in_a_loop)(x, 7))
     _close(g(x, 7), numerical_grad(writes_in_a_loop, (x, 7), 0), tol=1e-6)
     assert "updated(" in tad.show_source(g, x, 7) or "[" in tad.show_source(g, x, 7)
+
+
+
+def _helper_cases():
+    rng = np.random.default_rng(11)
+    a, g = rng.normal(size=(3, 4)), rng.normal(size=(3, 4))
+    v = rng.normal(size=4)
+    return [
+        ("cast_like", (v, v.astype(np.float32))),
+        ("cast_like", (2.5, 1.0)),
+        ("float_argument", (3,)),
+        ("float_argument", (np.arange(3),)),
+        ("zeros_like", (a,)),
+        ("zero_tangent", (1.5,)),
+        ("unbroadcast", (g, a)),
+        ("unbroadcast", (g, v)),
+        ("unbroadcast", (g, 2.0)),
+        ("size_of", (a,)),
+        ("abs_slope", (v,)),
+        ("accumulate", (a, g)),
+        ("accumulate", (1.5, 2.0)),
+        ("iterated", (a,)),
+        ("uniterated", (g, a)),
+        ("unindex", (v, a, 1)),
+        ("unindex", (2.0, v, 3)),
+        ("updated", (a, (1, 2), 7.0)),
+        ("zeroed", (a, 2)),
+        ("accumulate_at", (a, v, a, 0)),
+        ("conj_complex", (a,)),
+    ]
+
+
+@pytest.mark.parametrize("name,args", _helper_cases(),
+                         ids=[f"{n}-{i}" for i, (n, _) in enumerate(_helper_cases())])
+def test_each_numba_helper_agrees_with_the_python_one(name, args):
+    from tangent_ad import runtime
+    from tangent_ad.compiled import helpers
+    stand_in = getattr(helpers, name)
+    count = len(args)
+    source = f"def call({', '.join(f'a{i}' for i in range(count))}):\n" \
+             f"    return helper({', '.join(f'a{i}' for i in range(count))})\n"
+    namespace = {"helper": stand_in}
+    exec(source, namespace)
+    compiled = numba.njit(namespace["call"])(*args)
+    want = getattr(runtime, name)(*args)
+    np.testing.assert_allclose(np.asarray(compiled), np.asarray(want), rtol=1e-12)
+    assert np.shape(compiled) == np.shape(want)
+    if isinstance(want, np.ndarray):
+        assert compiled.dtype == want.dtype

@@ -253,7 +253,15 @@ def checked(run, general, args, primal):
     semantics difference must never become a wrong number). Returns None,
     or a function that casts the compiled results to the dtypes NumPy
     gives (Numba promotes ``float32 * 2.0`` to float64; NumPy does not)."""
-    got, want = run(*args), general(*args)
+    want = general(*args)  # the user's own error, if any, is raised as Python raises it
+    try:
+        got = run(*args)
+    except Exception as exc:  # noqa: BLE001 - Numba's run-time checks of values
+        raise CompileError(
+            f"the compiled derivative fails where the interpreted one does not "
+            f"({type(exc).__name__}: {exc})",
+            filename=_file(primal), lineno=_first_line(primal),
+            hint="compile=None runs it as Python; please report the function") from None
     casts = []
     if not _agree(got, want, casts):
         raise CompileError(

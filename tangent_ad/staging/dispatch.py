@@ -409,6 +409,8 @@ def _placeholder_zeros(tree, params):
         if kind.box in ("int", "bool", "float"):
             zeros[name] = gast.Constant(value={"int": 0, "bool": False, "float": 0.0}[kind.box],
                                         kind=None)
+        elif kind.box in ("scalar", "real") and kind.dtype == np.float64:
+            zeros[name] = gast.Constant(value=0.0, kind=None)  # Numba's float64 either way
         elif kind.box == "array" and kind.dtype.isnative and kind.dtype.kind in "biuf":
             shape = gast.Tuple(elts=[gast.Constant(value=n, kind=None) for n in kind.shape],
                                ctx=gast.Load())
