@@ -3,11 +3,12 @@
 Passes build many tiny statements (``bx = ...``, ``stack.append(x)``);
 these helpers keep that code readable and the node shapes consistent.
 """
-import collections
 
 import gast
 
 from tangent_ad.naming import COMMENT_MARKER
+
+_AST = gast.AST
 
 STACK = "stack"
 
@@ -103,14 +104,26 @@ def statements(tree):
 
 def walk(node):
     """Every node inside `node`, itself included, in the order of
-    ``gast.walk`` (breadth first). The same walk without its two nested
-    generators per node, which made it the most called function of a
-    transformation; about 1.6 times faster."""
-    todo = collections.deque([node])
-    while todo:
-        node = todo.popleft()
-        todo.extend(children(node))
-        yield node
+    ``gast.walk`` (breadth first). One level at a time, reading each
+    node's fields from its ``__dict__``: without gast.walk's two nested
+    generators per node it is several times faster, and it is the most
+    called function of a transformation."""
+    level = [node]
+    while level:
+        below = []
+        add = below.append
+        for node in level:
+            fields = node.__dict__  # its children are taken before it is seen
+            for field in node._fields:
+                value = fields.get(field)
+                if value.__class__ is list:
+                    for item in value:
+                        if isinstance(item, _AST):
+                            add(item)
+                elif isinstance(value, _AST):
+                    add(value)
+            yield node
+        level = below
 
 
 def copy_tree(node):
@@ -142,12 +155,16 @@ def children(node):
     """The nodes directly inside `node`, in field order (as
     ``gast.iter_child_nodes`` gives them, as a list)."""
     found = []
+    add = found.append
+    fields = node.__dict__
     for field in node._fields:
-        value = getattr(node, field, None)
-        if isinstance(value, list):
-            found.extend([item for item in value if isinstance(item, gast.AST)])
-        elif isinstance(value, gast.AST):
-            found.append(value)
+        value = fields.get(field)
+        if value.__class__ is list:
+            for item in value:
+                if isinstance(item, _AST):
+                    add(item)
+        elif isinstance(value, _AST):
+            add(value)
     return found
 
 

@@ -49,13 +49,14 @@ def single_target(stmt):
         and isinstance(stmt.targets[0], gast.Name)
 
 
-def bindings(fdef, skip, given=()):
+def bindings(fdef, skip, given=(), nodes=None):
     """(name, value) for every binding in `fdef` (see the module
     docstring), without the placeholders `skip` and the stack restores.
     The parameters of nested functions named in `given` are left out: the
-    caller knows their kinds."""
+    caller knows their kinds. `nodes`: ``walk(fdef)``, when the caller has
+    it already."""
     out = []
-    for node in walk(fdef):
+    for node in walk(fdef) if nodes is None else nodes:
         if isinstance(node, gast.Assign):
             if single_target(node):
                 name, value = node.targets[0].id, node.value

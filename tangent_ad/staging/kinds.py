@@ -37,6 +37,20 @@ from tangent_ad.staging.kind_values import (  # noqa: F401 (Kind, kind_of: this 
     _PYTHON_NUMBERS, BOTTOM, REAL, _REAL_SCALARS, Kind, _join, _result, float_kind, is_python_float_like,
     is_real, kind_of)
 
+class Outline:
+    """What the kinds of a function's names follow, whatever the kinds of
+    its parameters: its nodes, placeholders and bindings, and the names it
+    binds. ``unit.solve`` asks for the kinds of one unchanged tree for
+    several parameter kinds, and computes this once per tree."""
+
+    def __init__(self, fdef, given=()):
+        self.nodes = list(walk(fdef))
+        self.placeholders = placeholders(fdef)
+        self.assigned = bindings(fdef, self.placeholders, given, self.nodes)
+        self.bound = {n.id for n in self.nodes if isinstance(n, gast.Name)
+                      and isinstance(n.ctx, (gast.Store, gast.Param))}
+
+
 class Kinds:
     """The kinds of the names of one function, for its parameters' kinds.
 
@@ -46,11 +60,11 @@ class Kinds:
     results of the pullbacks the function calls.
     """
 
-    def __init__(self, fdef, params, unit=None, given=()):
+    def __init__(self, fdef, params, unit=None, given=(), outline=None):
         self.unit = unit
-        self.nodes = list(walk(fdef))
-        self.placeholders = placeholders(fdef)
-        assigned = bindings(fdef, self.placeholders, given)
+        outline = outline or Outline(fdef, given)
+        self.nodes, self.placeholders = outline.nodes, outline.placeholders
+        assigned = outline.assigned
         self.backs = {}  # name of a pullback's back function -> the call binding it
         for name, value in assigned:
             if isinstance(value, Part) and value.index == 1 and value.count == 2 and \
@@ -70,10 +84,8 @@ class Kinds:
         # the module's data globals (``DT = 0.05``), whose kinds the staged
         # copy's guard checks on every call; a name bound anywhere in the
         # function (a nested function's parameter too) is not the global
-        bound = {n.id for n in self.nodes if isinstance(n, gast.Name)
-                 and isinstance(n.ctx, (gast.Store, gast.Param))}
         self.globals = {k: v for k, v in (unit.global_kinds if unit is not None else {}).items()
-                        if k not in bound and k not in self.names}
+                        if k not in outline.bound and k not in self.names}
         # each name only rises, BOTTOM -> a kind -> None: at most two
         # changes per name before nothing changes
         for _ in rounds("the kinds analysis (staging)", 2 * len(assigned) + 2):

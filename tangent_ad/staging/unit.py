@@ -19,7 +19,7 @@ import gast
 
 from tangent_ad.nodes import walk
 from tangent_ad.staging.bindings import dotted
-from tangent_ad.staging.kinds import BOTTOM, Kinds
+from tangent_ad.staging.kinds import BOTTOM, Kinds, Outline
 
 OUTPUT_ADJOINT = "bresult"  # the parameter of a pullback's back
 MAX_COPIES = 16
@@ -46,6 +46,7 @@ class Unit:
         self.invalid = set()
         self.frozen = False
         self.changed = False
+        self.outlines = {}  # id of a tree -> (tree, its Outline): solve's trees do not change
 
     def is_pullback(self, name):
         return name in self.functions or name in self.origin
@@ -120,15 +121,23 @@ class Unit:
 
     def kinds(self, key, tree=None):
         """The Kinds of the copy for `key` (of `tree`, its rewritten form)."""
-        tree = self.functions[key[0]] if tree is None else tree
-        return Kinds(tree, self.params(key), self, given=(OUTPUT_ADJOINT,))
+        if tree is not None:
+            return Kinds(tree, self.params(key), self, given=(OUTPUT_ADJOINT,))
+        tree = self.functions[key[0]]
+        return Kinds(tree, self.params(key), self, given=(OUTPUT_ADJOINT,),
+                     outline=self._outline(tree, (OUTPUT_ADJOINT,)))
+
+    def _outline(self, tree, given=()):
+        if id(tree) not in self.outlines:
+            self.outlines[id(tree)] = (tree, Outline(tree, given))
+        return self.outlines[id(tree)][1]
 
     def solve(self, root, params):
         """Solve the facts of the copies reachable from `root` (the
         derivative, with parameter kinds `params`), then freeze the unit."""
         for _ in range(MAX_ROUNDS):
             self.changed = False
-            self._check(Kinds(root, params, self))
+            self._check(Kinds(root, params, self, outline=self._outline(root)))
             for key, copy in list(self.copies.items()):
                 if key in self.invalid:
                     continue
