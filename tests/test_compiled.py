@@ -141,14 +141,43 @@ def test_a_loop_mixing_float32_and_python_floats_is_refused():
         g(0.7, np.ones(3, np.float32), 4)
 
 
-def test_a_closure_is_refused_with_the_users_line():
+def test_recursion_compiles_as_a_forward_and_a_backward_function_with_a_tape():
     module = EVERY_BY_NAME["tree"]
     args = module.make_inputs(module.SMALL, np.random.default_rng(0))
     g = tad.grad(module.loss, wrt=module.WRT, compile="numba")
-    with pytest.raises(tad.CompileError) as info:
-        g(*args)
-    assert info.value.filename.endswith("tree.py") and info.value.lineno is not None
-    assert "closure" in str(info.value) and "compile=None" in str(info.value)
+    interpreted = tad.grad(module.loss, wrt=module.WRT)(*args)
+    _close(g(*args), interpreted)
+    _close(g(*args), module.grad_by_hand(*args))
+    other = module.make_inputs(module.SMALL, np.random.default_rng(5))
+    _close(g(*other), tad.grad(module.loss, wrt=module.WRT)(*other))  # the same kernel
+    source = tad.show_source(g, *args)
+    assert "def forward_node(" in source and "def backward_node(" in source
+    assert "def back(" not in source and "List.empty_list(float64_1d)" in source
+    assert source.count("@numba.njit") == 3
+
+
+def bumpy(x, s):
+    if x > s:
+        return s * np.sin(x)
+    return x * x
+
+
+def walked(x, s, n):
+    total = 0.0
+    for i in range(n):
+        total = total + bumpy(x + 0.1 * i, s)
+        x = np.cos(x) + total * 0.01
+    return total
+
+
+def test_a_call_with_a_branch_in_a_loop_compiles_and_matches_finite_differences():
+    g = tad.grad(walked, wrt=(0, 1), compile="numba")
+    for x, s in [(0.3, 0.5), (1.2, 0.1), (-0.4, 2.0)]:
+        got = g(x, s, 12)
+        _close(got, tad.grad(walked, wrt=(0, 1))(x, s, 12))
+        want = (numerical_grad(walked, (x, s, 12), 0), numerical_grad(walked, (x, s, 12), 1))
+        _close(got, want, tol=1e-6)
+    assert "def forward_bumpy(" in tad.show_source(g, 0.3, 0.5, 12)
 
 
 def test_an_unsupported_call_names_the_line_not_a_numba_traceback():
@@ -163,7 +192,7 @@ def test_an_unsupported_call_names_the_line_not_a_numba_traceback():
 
 
 def test_fallback_runs_as_python_with_a_warning():
-    module = EVERY_BY_NAME["tree"]
+    module = EVERY_BY_NAME["gp_nll"]
     args = module.make_inputs(module.SMALL, np.random.default_rng(0))
     g = tad.grad(module.loss, wrt=module.WRT, compile="numba", fallback=True)
     with pytest.warns(RuntimeWarning, match="runs as Python"):

@@ -92,27 +92,27 @@ def require_numba():
     return numba
 
 
-def compile_unit(trees, namespace, live_values, primal, args, label, general, zeros=None):
+def compile_unit(trees, namespace, live_values, primal, args, label, general, kinds=None):
     """Compile the unit `trees` (see ``numba_form.run``) for the types of
     `args`, the parameters' values, and check it against the interpreted
     derivative `general` on them (`checked`). `live_values` maps the data
     globals the derivative reads live to their values now; `namespace` is
-    the generated code's; `label` names the file; `zeros` gives the
-    placeholders whose kinds are known a zero of that kind (``numba_form``)."""
+    the generated code's; `label` names the file; `kinds` gives the kinds
+    staging found for each function's variables (``numba_form``)."""
     numba = require_numba()
 
     def locate(text):
         return _user_line(primal, text)
 
     first = _compile_form(numba, numba_form.run(trees, tuple(live_values), locate,
-                                                zeros=zeros), namespace,
+                                                kinds=kinds), namespace,
                           live_values, primal, args, label)
     done = first
     sites = _number_sites(first)
     if sites:
         try:  # the same form with arrays for the lists of numbers
-            tree = numba_form.run(trees, tuple(live_values), locate, sites, zeros=zeros)
-            second = _compile_form(numba, tree, namespace, live_values, primal, args, label)
+            form = numba_form.run(trees, tuple(live_values), locate, sites, kinds=kinds)
+            second = _compile_form(numba, form, namespace, live_values, primal, args, label)
             done = dataclasses.replace(second, seconds=first.seconds + second.seconds)
         except CompileError:
             pass
@@ -124,15 +124,34 @@ def compile_unit(trees, namespace, live_values, primal, args, label, general, ze
     return dataclasses.replace(done, entry=lambda *a: cast(kernel(*a)))
 
 
-def _compile_form(numba, tree, namespace, live_values, primal, args, label):
+def source_of(form):
+    """The text of the Numba form `form`: each function under ``@numba.njit``."""
+    return "\n\n".join("@numba.njit\n" + emit.run(f) for f in form.functions)
+
+
+def form_namespace(numba, form, namespace):
+    """The namespace the text of `form` runs in: the generated code's,
+    helpers swapped for their Numba versions, with ``numba``, the typed
+    ``List`` and the item type of each list the functions share."""
     from tangent_ad.compiled import helpers
 
-    live = tuple(a.id for a in tree.args.args[len(args):])
-    source = "@numba.njit\n" + emit.run(tree)
-    filename = f"<tangent_ad {tree.name} {label}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     ns = helpers.namespace(namespace)
     ns["numba"] = numba
+    if form.item_types:
+        ns["List"] = numba.typed.List
+    for type_name, (dtype, ndim) in form.item_types.items():
+        item = numba.from_dtype(np.dtype(dtype))
+        ns[type_name] = numba.types.Array(item, ndim, "C") if ndim else item
+    return ns
+
+
+def _compile_form(numba, form, namespace, live_values, primal, args, label):
+    tree = form.root
+    live = tuple(a.id for a in tree.args.args[len(args):])
+    source = source_of(form)
+    filename = f"<tangent_ad {tree.name} {label}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    ns = form_namespace(numba, form, namespace)
     start = time.perf_counter()
     exec(compile(source, filename, "exec"), ns)
     kernel = ns[tree.name]
@@ -180,17 +199,15 @@ def numba_record(info):
     that call; its save lists stay lists (no call has typed them) and the
     globals it reads are frozen as the file holds them."""
     numba = require_numba()
-    from tangent_ad.compiled import helpers
     trees = list(info.trees)
     if not trees:
         raise CompileError("this derivative has no stored tree to compile "
                            "(a wrapper such as hvp's)", hint="write it without --compile")
-    tree = numba_form.run(trees, (), lambda text: _user_line(info.primal, text),
+    form = numba_form.run(trees, (), lambda text: _user_line(info.primal, text),
                           keep_defaults=True)
-    namespace = helpers.namespace(info.namespace)
-    namespace["numba"] = numba
-    return dataclasses.replace(info, source="@numba.njit\n" + emit.run(tree),
-                               namespace=namespace, trees=(tree,))
+    return dataclasses.replace(info, source=source_of(form),
+                               namespace=form_namespace(numba, form, info.namespace),
+                               trees=tuple(form.functions))
 
 
 def _explain(exc, filename, source, primal):

@@ -2,8 +2,12 @@
 that ``numba.njit`` compiles it.
 
 A staged copy (``staging.dispatch``) is already plain arithmetic on numbers
-and arrays of known kinds. Four things in it keep Numba from compiling it,
+and arrays of known kinds. Five things in it keep Numba from compiling it,
 and `run` rewrites each:
+
+* The pullback of a called function is a closure: each becomes a forward
+  function that fills a tape and a backward function that reads it
+  (``tapes``), recursion included.
 
 * One save stack holds every value the adjoint restores, of every type;
   a Numba list holds one type. Each save site gets a list of its own: the
@@ -17,12 +21,15 @@ and `run` rewrites each:
   become trailing parameters, so each call passes their current value.
 * Parameter defaults go: the dispatcher in front applies them.
 
-What Numba cannot compile at all, a closure (the pullback of a called
-function, which returns its ``back``) or a nested function, is refused
-here with the user's line, before anything is compiled.
+What Numba cannot compile at all, any other closure or nested function,
+is refused here with the user's line, before anything is compiled.
 """
+import dataclasses
+from dataclasses import dataclass
+
 import gast
 
+from tangent_ad.compiled import tapes
 from tangent_ad.errors import CompileError
 from tangent_ad.nodes import (STACK, call, const, copy_tree, is_comment, is_pop, is_push,
                               name, walk)
@@ -30,73 +37,193 @@ from tangent_ad.nodes import (STACK, call, const, copy_tree, is_comment, is_pop,
 BRANCH_SITE = "branch"
 
 
-def run(functions, live_names, locate, array_sites=None, keep_defaults=False, zeros=None):
-    """The FunctionDef to compile, from the specialized `functions` of a
-    unit (the derivative first, then the pullbacks it calls).
-    `live_names` are the data globals read live; ``locate(text)`` gives
-    the (file, line, source) of the user's line behind a statement of the
-    tree, from the ``# Grad of:`` comment above it (`text`, or None).
-    `array_sites` maps the lists (``stack_x``) whose items Numba typed as
-    numbers to a NumPy dtype name: those become arrays (`_as_arrays`).
-    With `keep_defaults` (a file the command line writes, which has no
-    dispatcher in front) the parameters keep their defaults. `zeros` maps
-    placeholders (``t = None``, pushed before t's first value, never read)
-    to a zero of their kind, so that Numba types their save lists without
-    an Optional."""
+@dataclass
+class Form:
+    """The functions Numba compiles, the derivative first, and the Numba
+    types their shared typed lists hold: {name in the text: (NumPy dtype
+    name, dimensions)}."""
+
+    functions: list
+    item_types: dict = dataclasses.field(default_factory=dict)
+
+    @property
+    def root(self):
+        return self.functions[0]
+
+
+def run(functions, live_names, locate, array_sites=None, keep_defaults=False, kinds=None):
+    """The `Form` to compile, from the specialized `functions` of a unit
+    (the derivative first, then the pullbacks it calls). `live_names` are
+    the data globals read live; ``locate(text)`` gives the (file, line,
+    source) of the user's line behind a statement of the tree, from the
+    ``# Grad of:`` comment above it (`text`, or None). `array_sites` maps
+    the lists (``stack_x``) whose items Numba typed as numbers to a NumPy
+    dtype name: those become arrays (`_as_arrays`). With `keep_defaults`
+    (a file the command line writes, which has no dispatcher in front) the
+    parameters keep their defaults. `kinds` maps each function's name to
+    the kinds staging found for its variables: placeholders (``t = None``,
+    pushed before t's first value, never read) start as a zero of their
+    kind, so that Numba types their save lists without an Optional, and
+    the lists a pullback's saves go to (``tapes``) are typed by them."""
     root = copy_tree(functions[0])
-    if len(functions) > 1:
-        callees = {f.name for f in functions[1:]}
-        stmt, text = _first(root, lambda s: any(
-            isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id in callees
+    kinds = kinds or {}
+
+    extra = []
+    callees = _reachable(root, [copy_tree(f) for f in functions[1:]])
+
+    def refuse(what, stmt):
+        _refuse(what, _text_of([root] + callees, stmt), locate)
+
+    if callees:
+        for callee in callees:
+            reads = {n.id for n in walk(callee) if isinstance(n, gast.Name)}
+            if reads & set(live_names):
+                refuse(f"a called function reads the global "
+                       f"'{sorted(reads & set(live_names))[0]}' live", None)
+        done = tapes.run(root, callees, kinds, refuse)
+        extra = done.functions
+    for fdef in [root] + extra:
+        stmt, text = _first(fdef, lambda s: any(
+            isinstance(n, (gast.FunctionDef, gast.Lambda, gast.Nonlocal, gast.Global))
             for n in walk(s)))
-        _refuse("it calls a function whose derivative is a closure (a pullback that "
-                "returns its backward pass)", text, locate,
-                "numba form takes loops, branches and calls that staging inlines; "
-                "a call of a user function that stays a call, and recursion, do not "
-                "compile yet: compile=None runs it as Python")
-    stmt, text = _first(root, lambda s: any(
-        isinstance(n, (gast.FunctionDef, gast.Lambda, gast.Nonlocal, gast.Global))
-        for n in walk(s)))
-    if stmt is not None:
-        _refuse("it defines a function inside the derivative (a closure)", text,
-                locate, "numba compiles no closures; compile=None runs it as Python")
-    if zeros:
-        for stmt in root.body:
-            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
-                    isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id in zeros \
-                    and isinstance(stmt.value, gast.Constant) and stmt.value.value is None:
-                stmt.value = copy_tree(zeros[stmt.targets[0].id])
-    _split_stack(root, locate)
+        if stmt is not None:
+            _refuse("it defines a function inside the derivative (a closure)", text,
+                    locate, "numba compiles no closures; compile=None runs it as Python")
+    _zero_placeholders(root, kinds.get(functions[0].name) or {})
+    for fdef in extra:
+        _zero_placeholders(fdef, done.kinds[done.prefixes[fdef.name]])
+    _split_stack(root, locate, _sites(root, STACK))
+    item_types = {}
+    if extra:
+        taken = {n.id for f in [root] + extra for n in walk(f) if isinstance(n, gast.Name)}
+        shared = {}
+        for fdef in extra:
+            base = done.prefixes[fdef.name]
+            site = shared.setdefault(base, _sites(None, f"{STACK}_{base}", taken))
+            _split_stack(fdef, locate, site)
+        for base, site in shared.items():
+            for key, list_name in site.lists.items():
+                kind = done.kinds[base].get(key)
+                item = ("bool", 0) if key == BRANCH_SITE else \
+                    tapes.type_of(kind) if kind is not None else None
+                if item is None:
+                    refuse(f"a called function saves '{key}', whose kind staging does "
+                           f"not know, so it cannot be saved in a typed list", None)
+                item_types[list_name] = item
+        types = _share(root, extra, item_types, taken)
     if array_sites:
         _as_arrays(root, array_sites)
-    for node in walk(root):
-        if isinstance(node, gast.For):
-            node.iter = _counted(node, locate)
+    for fdef in [root] + extra:
+        for node in walk(fdef):
+            if isinstance(node, gast.For):
+                node.iter = _counted(node, locate)
     read = {n.id for n in walk(root) if isinstance(n, gast.Name)}
     params = [n.id for n in root.args.args]
     if not keep_defaults:
         root.args.defaults = []
     root.args.args += [name(g, store=False) for g in sorted(set(live_names) & read)
                        if g not in params]
-    for arg in root.args.args:
-        arg.ctx = gast.Param()
-    return root
+    for fdef in [root] + extra:
+        for arg in fdef.args.args:
+            arg.ctx = gast.Param()
+    return Form([root] + extra, types if extra else {})
 
 
-def _split_stack(root, locate):
-    """One list per save site in place of the one stack (module docstring)."""
-    taken = {n.id for n in walk(root) if isinstance(n, gast.Name)}
-    lists = {}
+def _reachable(root, callees):
+    """The FunctionDefs of `callees` that `root` calls, directly or through
+    others (staging may have written copies for kinds that were passing)."""
+    by_name = {f.name: f for f in callees}
+    found, todo = {}, [root]
+    while todo:
+        for node in walk(todo.pop()):
+            if isinstance(node, gast.Name) and node.id in by_name and node.id not in found:
+                found[node.id] = by_name[node.id]
+                todo.append(by_name[node.id])
+    return [f for f in callees if f.name in found]
 
-    def site(key):
-        if key not in lists:
-            candidate = f"{STACK}_{key}"
-            while candidate in taken:
+
+def _zero_placeholders(fdef, kinds):
+    for stmt in fdef.body:
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], gast.Name) and \
+                isinstance(stmt.value, gast.Constant) and stmt.value.value is None:
+            kind = kinds.get(stmt.targets[0].id)
+            zero = tapes.zero_of(kind) if kind is not None else None
+            if zero is not None:
+                stmt.value = zero
+
+
+def _share(root, extra, items, taken):
+    """Declare the shared lists (`items`: {list: (dtype, dimensions)}) at
+    the top of `root`, as typed lists in a ``tape`` tuple, and check at its
+    end that each is empty again; each function of `extra` unpacks the
+    tuple where ``tapes`` marked it. Returns {type name: (dtype, dimensions)}
+    of the item types the declarations name (``float64_1d``, ``boolean``)."""
+    lists, types, declare = list(items), {}, []
+    for list_name, item in items.items():
+        dtype, ndim = item
+        type_name = next((n for n, t in types.items() if t == item), None)
+        if type_name is None:
+            type_name = "boolean" if dtype == "bool" else dtype
+            type_name += f"_{ndim}d" if ndim else ""
+            while type_name in taken:
+                type_name += "_"
+            taken.add(type_name)
+            types[type_name] = item
+        declare.append(_assign(list_name, call("List.empty_list", name(type_name))))
+    declare.append(_assign(tapes.TAPE, gast.Tuple(elts=[name(n) for n in lists],
+                                                  ctx=gast.Load())))
+    root.body = declare + root.body
+    if isinstance(root.body[-1], gast.Return):
+        total = call("len", name(lists[0]))
+        for n in lists[1:]:
+            total = gast.BinOp(left=total, op=gast.Add(), right=call("len", name(n)))
+        check = gast.If(test=gast.Compare(left=total, ops=[gast.NotEq()],
+                                          comparators=[const(0)]),
+                        body=[gast.Raise(exc=call("RuntimeError", const(
+                            "tangent_ad: the saves of a compiled derivative did not pair up")),
+                            cause=None)], orelse=[])
+        root.body.insert(len(root.body) - 1, check)
+    unpack = gast.Tuple(elts=[name(n, store=True) for n in lists], ctx=gast.Store())
+    for fdef in extra:
+        fdef.body = [_assign(unpack, name(tapes.TAPE)) if tapes.is_unpack(s) else s
+                     for s in fdef.body]
+    return types
+
+
+def _text_of(functions, stmt):
+    """The ``# Grad of:`` text above the statement `stmt` of `functions`."""
+    for fdef in functions if stmt is not None else ():
+        for candidate, text in _statements(fdef.body, None):
+            if candidate is stmt:
+                return text
+    return None
+
+
+class _sites:
+    """Names of the save lists of one function (or of a pullback's forward
+    and backward pair): ``<prefix>_<site>``, none equal to a taken name."""
+
+    def __init__(self, fdef, prefix, taken=None):
+        self.prefix = prefix
+        self.taken = taken if taken is not None else \
+            {n.id for n in walk(fdef) if isinstance(n, gast.Name)}
+        self.lists = {}
+
+    def __call__(self, key):
+        if key not in self.lists:
+            candidate = f"{self.prefix}_{key}"
+            while candidate in self.taken:
                 candidate += "_"
-            taken.add(candidate)
-            lists[key] = candidate
-        return lists[key]
+            self.taken.add(candidate)
+            self.lists[key] = candidate
+        return self.lists[key]
 
+
+def _split_stack(root, locate, site):
+    """One list per save site in place of the one stack (module
+    docstring), named by `site`; a function that creates its stack
+    (``stack = []``) declares its lists there."""
     for stmt, text in _statements(root.body, None):
         if is_push(stmt):
             value = stmt.value.args[0] if len(stmt.value.args) == 1 else None
@@ -122,7 +249,7 @@ def _split_stack(root, locate):
                 continue
             _refuse("it reads its save stack in a way numba form does not know", text,
                     locate)
-    root.body = _declare(root.body, sorted(lists.values()))
+    root.body = _declare(root.body, sorted(site.lists.values()))
 
 
 def site_lists(root):

@@ -34,14 +34,14 @@ import types
 import gast
 import numpy as np
 
-from tangent_ad import emit, progress, runtime, scopes, tracebacks
+from tangent_ad import emit, progress, scopes, tracebacks
 from tangent_ad.live import LIVE_KEY, LIVE_NAMES_KEY, rules_version_cell
 from tangent_ad.naming import COMMENT_MARKER
 from tangent_ad.nodes import copy_tree
 from tangent_ad.optimize import dce, propagate, simplify
 from tangent_ad.staging import accumulate, inline, specialize
 from tangent_ad.optimize.fixed_point import fingerprint
-from tangent_ad.staging.kinds import kind_of
+from tangent_ad.staging.kinds import Kinds, kind_of
 from tangent_ad.staging.unit import OUTPUT_ADJOINT, Unit
 from tangent_ad.compiled import compiler
 from tangent_ad.errors import CompileError
@@ -249,21 +249,22 @@ class _Stager:
         """The compiled copy for kinds `key` (compiled for the types of
         `args`), as a function of the parameters; on a CompileError with
         ``fallback``, the general derivative, with a warning."""
+        kinds = {}
         try:
-            trees = self._specialized(key)
+            trees = self._specialized(key, kinds)
         except Exception as exc:  # noqa: BLE001 - compile the general one instead
             self.errors[key] = exc
             trees = None
         if trees is None:
             trees = [copy_tree(t) for t in self.info.trees] or _parse(self.info.source)
+            kinds = {trees[0].name: Kinds(trees[0], dict(zip(self.params, key))).names}
         module = self.ns.get(LIVE_KEY) or {}
         live = {n: module[n] for n in sorted(self.ns.get(LIVE_NAMES_KEY, ())) if n in module}
         try:
-            zeros = _placeholder_zeros(trees[0], dict(zip(self.params, key)))
             with progress.timed(f"compiling {self.name} with numba", self.compiling.verbose):
                 done = compiler.compile_unit(trees, self.ns, live, self.info.primal, args,
                                              f"numba for {_describe(key[:len(self.params)])}",
-                                             self.general, zeros)
+                                             self.general, kinds)
         except CompileError as exc:
             self.errors[key] = exc
             compiler.give_up(exc, self.compiling, self.name)
@@ -276,9 +277,12 @@ class _Stager:
         entry, names = done.entry, done.live_names
         return entry if not names else (lambda *a: entry(*a, *[module[n] for n in names]))
 
-    def _specialized(self, key):
+    def _specialized(self, key, kinds=None):
         """The specialized trees of the unit for kinds `key`, or None when
-        specializing changes nothing (or a fact changed while rewriting)."""
+        specializing changes nothing (or a fact changed while rewriting).
+        `kinds`, a dict, receives {function name: {variable: kind}} for the
+        trees returned (what the compiled form types its saves by); with it,
+        the trees are returned even when they are the general ones."""
         functions = [copy_tree(t) for t in self.info.trees] or _parse(self.info.source)
         general = fingerprint(functions[0])
         root, pullbacks = functions[0], {f.name: f for f in functions[1:]}
@@ -287,14 +291,19 @@ class _Stager:
         unit.solve(root, params)
         dropped = set(unit.invalid)
         trees = [optimize(root, params, unit)]
+        facts = [(params, ())]
         for spec_key, spec in unit.valid().items():
             tree = copy.deepcopy(pullbacks[spec_key[0]])
             tree.name = spec.name
-            trees.append(optimize(tree, unit.params(spec_key), unit, (OUTPUT_ADJOINT,)))
+            facts.append((unit.params(spec_key), (OUTPUT_ADJOINT,)))
+            trees.append(optimize(tree, facts[-1][0], unit, facts[-1][1]))
         if unit.invalid != dropped:
             return None  # a fact changed while rewriting: trust none
-        if len(trees) == 1 and fingerprint(trees[0]) == general:
+        if len(trees) == 1 and fingerprint(trees[0]) == general and kinds is None:
             return None
+        if kinds is not None:
+            for tree, (tree_params, given) in zip(trees, facts):
+                kinds[tree.name] = Kinds(tree, tree_params, unit, given).names
         return trees
 
     def _fresh(self, callee):
@@ -392,36 +401,6 @@ def optimize(tree, params, unit=None, given=()):
             break
         before = after
     return accumulate.run(inline.run(tree), params, unit, given)
-
-
-def _placeholder_zeros(tree, params):
-    """{name: a zero of its kind} for the ``v = None`` placeholders of the
-    FunctionDef `tree` whose kinds the parameters' kinds decide: Numba
-    types each save list from what is pushed, and a None pushed before the
-    first value would make it Optional, which an index or an array
-    operation does not take (the placeholder is pushed, never read)."""
-    from tangent_ad.staging.kinds import Kinds
-    kinds, zeros = Kinds(tree, params), {}
-    for name in kinds.placeholders:
-        kind = kinds.names.get(name)
-        if kind is None:
-            continue
-        if kind.box in ("int", "bool", "float"):
-            zeros[name] = gast.Constant(value={"int": 0, "bool": False, "float": 0.0}[kind.box],
-                                        kind=None)
-        elif kind.box in ("scalar", "real") and kind.dtype == np.float64:
-            zeros[name] = gast.Constant(value=0.0, kind=None)  # Numba's float64 either way
-        elif kind.box == "array" and kind.dtype.isnative and kind.dtype.kind in "biuf":
-            shape = gast.Tuple(elts=[gast.Constant(value=n, kind=None) for n in kind.shape],
-                               ctx=gast.Load())
-            dtype = gast.Attribute(value=gast.Name(id="np", ctx=gast.Load(), annotation=None,
-                                                   type_comment=None),
-                                   attr=kind.dtype.name if kind.dtype.kind != "b" else "bool_",
-                                   ctx=gast.Load())
-            zeros[name] = gast.Call(func=gast.Attribute(value=gast.Name(
-                id="np", ctx=gast.Load(), annotation=None, type_comment=None), attr="zeros",
-                ctx=gast.Load()), args=[shape, dtype], keywords=[])
-    return zeros
 
 
 def _parse(source):

@@ -88,6 +88,7 @@ class Kinds:
                         if k not in outline.bound and k not in self.names}
         # each name only rises, BOTTOM -> a kind -> None: at most two
         # changes per name before nothing changes
+        self.settled = False
         for _ in rounds("the kinds analysis (staging)", 2 * len(assigned) + 2):
             changed = False
             for name, value in assigned:
@@ -96,6 +97,11 @@ class Kinds:
                     self.names[name], changed = new, True
             if not changed:
                 break
+        # the kinds are final: now the unit checks what each back receives
+        # (a drop decided on a loop's first, passing kinds would stick)
+        self.settled = True
+        for name, value in assigned:
+            self.of(value)
         self.names = {k: (None if v == BOTTOM else v) for k, v in self.names.items()}
 
     def is_placeholder(self, node):

@@ -17,8 +17,9 @@ callers keep the general pullback.
 """
 import gast
 
-from tangent_ad.nodes import walk
+from tangent_ad.nodes import is_push, walk
 from tangent_ad.staging.bindings import dotted
+from tangent_ad.staging.kind_values import _join
 from tangent_ad.staging.kinds import BOTTOM, Kinds, Outline
 
 OUTPUT_ADJOINT = "bresult"  # the parameter of a pullback's back
@@ -101,9 +102,12 @@ class Unit:
     def _receives(self, kinds, call, copy, key):
         """Whether a call of `copy`'s back passes an adjoint of its result's
         kind; if it may not, the copy is dropped."""
-        arg = kinds.of(call.args[0]) if len(call.args) == 1 and not call.keywords else None
-        if arg == BOTTOM or copy.result in (BOTTOM, None) or arg == copy.result:
+        if not kinds.settled:
             return True
+        arg = kinds.of(call.args[0]) if len(call.args) == 1 and not call.keywords else None
+        if arg == BOTTOM or copy.result in (BOTTOM, None) or \
+                arg is not None and _join(arg, copy.result) == copy.result:
+            return True  # (a real scalar's copy takes a Python float too)
         self.drop(key)
         return False
 
@@ -144,6 +148,8 @@ class Unit:
                 kinds = self.kinds(key)
                 self._check(kinds)
                 result, back = _returns(self.functions[key[0]], kinds)
+                if copy.result == BOTTOM:
+                    back = BOTTOM  # its back ran on an adjoint of no kind yet
                 if (result, back) != (copy.result, copy.back):
                     copy.result, copy.back, self.changed = result, back, True
             if not self.changed:
@@ -157,8 +163,12 @@ class Unit:
         return {k: c for k, c in self.copies.items() if k not in self.invalid}
 
     def _check(self, kinds):
-        """Drop the copies whose back is read other than by a call."""
+        """Drop the copies whose back is read other than by a call (or by
+        the save of a loop, ``stack.append(back_v)``, which a pop restores
+        for the call)."""
         called = {id(n.func) for n in kinds.nodes if isinstance(n, gast.Call)}
+        called |= {id(n.value.args[0]) for n in kinds.nodes if is_push(n)
+                   and len(n.value.args) == 1}
         read = {n.id for n in kinds.nodes if isinstance(n, gast.Name) and
                 isinstance(n.ctx, gast.Load) and id(n) not in called}
         for name, call in kinds.backs.items():
