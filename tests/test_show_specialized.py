@@ -117,3 +117,42 @@ def test_spread_reductions_become_broadcasting():
                                    rtol=1e-6, atol=1e-9)
         np.testing.assert_allclose(h(x, y), numerical_grad(row_norms, (x, y), 0),
                                    rtol=1e-6, atol=1e-9)
+
+
+def stacked(x, w):
+    parts = [np.mean(x, axis=0), np.sum(x) * w + np.max(x, axis=0)]
+    s = np.stack(parts)
+    c = np.concatenate((s, s * 2.0), axis=1)
+    d = np.copy(c)
+    e = np.transpose(d) @ np.ones(np.shape(d)[0])
+    return np.sum(np.tanh(e * w))
+
+
+def written(x):
+    y = np.copy(x)
+    for i in range(3):
+        y[i] = y[i] * x[i + 1]
+    return np.sum(np.sin(y))
+
+
+def test_calls_whose_kind_follows_from_their_arguments_kinds_are_specialized():
+    # np.stack of a list literal, np.concatenate with axis=, np.copy, np.transpose
+    # (staging/sampled.py), and the item writes' helpers (updated, zeroed, unindex)
+    rng = np.random.default_rng(2)
+    g = tad.grad(stacked, wrt=(0, 1))
+    x, w = rng.normal(size=(4, 3)), 0.7
+    shown, general = tad.show_source(g, x, w), tad.show_source(g)
+    # e's kind comes from d's, d's from c's, c's from s's, s's from the list's
+    assert "be = bt12 * w" in shown
+    assert shown.count("unbroadcast(") < general.count("unbroadcast(")
+    for _ in range(3):
+        got = g(x, w)
+        np.testing.assert_allclose(got[0], numerical_grad(stacked, (x, w), 0), rtol=1e-6)
+        np.testing.assert_allclose(got[1], numerical_grad(stacked, (x, w), 1), rtol=1e-6)
+    x32 = x.astype(np.float32)
+    assert g(x32, w)[0].dtype == np.float32 and g(x32, w)[0].shape == (4, 3)
+    h = tad.grad(written)
+    v = rng.normal(size=5)
+    assert "unbroadcast" not in tad.show_source(h, v)
+    for _ in range(3):
+        np.testing.assert_allclose(h(v), numerical_grad(written, (v,), 0), rtol=1e-6)

@@ -32,6 +32,7 @@ import numpy as np
 
 from tangent_ad.limits import rounds
 from tangent_ad.nodes import walk
+from tangent_ad.staging import sampled
 from tangent_ad.staging.bindings import Part, bindings, dotted, placeholders
 from tangent_ad.staging.kind_values import (  # noqa: F401 (Kind, kind_of: this module's API too)
     _PYTHON_NUMBERS, BOTTOM, REAL, _REAL_SCALARS, Kind, _join, _result, float_kind, is_python_float_like,
@@ -133,10 +134,13 @@ class Kinds:
                 and node.func.attr == "sum" and dotted(node.func) != "np.sum":
             return self._sum(node)
         if isinstance(node, gast.Call) and not node.keywords:
-            return self._call(node)
+            found = self._call(node)
+            return sampled.kind(self, node) if found is None else found
         if isinstance(node, gast.Call) and dotted(node.func) in _FULL_REDUCTIONS and \
                 len(node.args) == 1:
             return self._reduce_along(dotted(node.func), node.args[0], node.keywords)
+        if isinstance(node, gast.Call):
+            return sampled.kind(self, node)
         return None
 
     def _reduce_along(self, func, arg, keywords):
@@ -279,6 +283,9 @@ class Kinds:
             return Kind("float")
         if func in ("len", "np.size", "size_of", "np.ndim") and len(args) == 1:
             return Kind("int")
+        if func in _ARRAY_LIKE_ARGUMENT and len(args) == 3:
+            kind = self.of(args[_ARRAY_LIKE_ARGUMENT[func]])  # a copy, written into
+            return kind if kind == BOTTOM or kind is not None and kind.box == "array" else None
         if func in _SHAPE_OF_FIRST and len(args) == _SHAPE_OF_FIRST[func]:
             return self._like_first(func, args)
         if func in ("unbroadcast", "grad_matmul_lhs", "grad_matmul_rhs"):
@@ -448,5 +455,8 @@ _BINARY = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b,
            gast.Mod: lambda a, b: a % b}
 _FULL_REDUCTIONS = ("np.sum", "np.mean", "np.prod", "np.max", "np.min", "np.amax", "np.amin")
 _SHAPE_OF_FIRST = {"np.full_like": 2, "np.zeros_like": 1, "zeros_like": 1}
+# updated(x, i, v), zeroed(g, i, x), unindex(g, x, i): an array of the kind of
+# the argument they copy or make zeros like (``runtime.structures``, ``core``)
+_ARRAY_LIKE_ARGUMENT = {"updated": 0, "zeroed": 0, "unindex": 1}
 
 

@@ -1,0 +1,111 @@
+"""Kinds of NumPy calls whose result's kind depends on their arguments'
+kinds only, found by running the call on stand-ins of those kinds.
+
+``np.stack([a, b])``, ``np.concatenate((x, y), axis=1)``, ``np.mean(x,
+axis=0)``, ``np.dot(u, v)``: shape and dtype of the result follow from the
+shapes and dtypes of the arguments and from constant options, never from
+the values. `kind` calls the function on stand-ins: an array of its
+kind's shape and dtype (a broadcast view of one entry, so nothing of that
+size is allocated for the arguments), a NumPy scalar or a Python number of
+its kind, the constants as they are, list and tuple literals (looked
+through a name bound once) item by item. An int argument must be a
+constant the kinds fix (a size, an axis): its value may decide the shape.
+
+Only the functions of `FUNCTIONS` are called this way: none whose result's
+shape depends on values (``np.nonzero``, ``np.unique``) or that refuses
+some values (``np.linalg.cholesky`` of a stand-in of ones).
+"""
+import gast
+import numpy as np
+
+from tangent_ad.staging.bindings import dotted
+from tangent_ad.staging.kind_values import BOTTOM, kind_of
+
+FUNCTIONS = frozenset(f"np.{name}" for name in (
+    "stack", "concatenate", "hstack", "vstack", "column_stack", "copy", "dot", "vdot",
+    "inner", "matmul", "transpose", "permute_dims", "diag", "diagonal", "trace", "mean",
+    "tril", "triu", "squeeze", "ravel", "flip", "reshape", "eye", "array", "asarray",
+    "swapaxes", "moveaxis", "tile", "broadcast_to", "kron", "cross", "atleast_1d",
+    "atleast_2d", "real", "imag", "conj", "conjugate", "clip", "where", "ones", "full"))
+# np.where with one argument is np.nonzero: only its three-argument form
+_ARGUMENTS = {"np.where": 3}
+MAX_ENTRIES = 1 << 20  # a larger result is not worth computing for its kind
+
+
+class _Unknown(Exception):
+    pass
+
+
+class _Bottom(Exception):
+    pass
+
+
+def kind(kinds, node):
+    """The Kind of the call `node` (of a function of `FUNCTIONS`), for the
+    ``kinds.Kinds`` of its function; None when unknown, BOTTOM when an
+    argument's kind is not found yet."""
+    func = dotted(node.func)
+    if func not in FUNCTIONS or _ARGUMENTS.get(func, len(node.args)) != len(node.args) or \
+            any(isinstance(a, gast.Starred) for a in node.args) or \
+            any(k.arg is None for k in node.keywords):
+        return None
+    try:
+        args = [_stand_in(kinds, a) for a in node.args]
+        options = {k.arg: _constant(k.value) for k in node.keywords}
+    except _Bottom:
+        return BOTTOM
+    except _Unknown:
+        return None
+    try:
+        with np.errstate(all="ignore"):
+            out = getattr(np, func[3:])(*args, **options)
+    except Exception:  # noqa: BLE001 - what NumPy refuses has no kind here
+        return None
+    if isinstance(out, np.ndarray) and out.size > MAX_ENTRIES:
+        return None
+    return kind_of(out)
+
+
+def _stand_in(kinds, node, depth=2):
+    through = kinds._through(node)
+    if isinstance(through, (gast.List, gast.Tuple)) and depth:
+        items = [_stand_in(kinds, e, depth - 1) for e in through.elts]
+        return items if isinstance(through, gast.List) else tuple(items)
+    if isinstance(node, (gast.Constant, gast.UnaryOp)):
+        try:
+            return _constant(node)
+        except _Unknown:
+            pass
+    found = kinds.of(node)
+    if found == BOTTOM:
+        raise _Bottom
+    if found is None:
+        raise _Unknown
+    if found.box in ("int", "bool") or found.box == "scalar" and found.dtype.kind in "biu":
+        value = kinds._static_int(node)  # a size or an axis: its value matters
+        if value is None:
+            raise _Unknown
+        return value
+    if found.box == "array":
+        if found.size > MAX_ENTRIES:
+            raise _Unknown
+        return np.broadcast_to(np.ones((), found.dtype), found.shape)
+    return found.sample()
+
+
+def _constant(node):
+    """The value of an option: a number, a bool, None, a string, a tuple
+    of those, or a NumPy dtype (``dtype=np.float32``)."""
+    if isinstance(node, gast.Constant):
+        return node.value
+    if isinstance(node, gast.Tuple):
+        return tuple(_constant(e) for e in node.elts)
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and \
+            isinstance(node.operand, gast.Constant) and type(node.operand.value) is int:
+        return -node.operand.value
+    name = dotted(node)
+    if name is not None and name.startswith("np.") and \
+            isinstance(getattr(np, name[3:], None), type) and \
+            issubclass(getattr(np, name[3:]), np.generic):
+        return getattr(np, name[3:])
+    raise _Unknown
