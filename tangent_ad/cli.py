@@ -211,6 +211,8 @@ def _generate(args, path, func_name):
         text = _module_text(generated, _importable_modules(module, path), args.compile)
         if args.check:
             _check(module, path, func_name, previous, generated, params, wrt)
+            if args.compile:
+                _check_compiled(text, module, path, func_name, generated, params)
     finally:
         sys.modules.pop(module.__name__, None)
     return text, generated.__name__
@@ -394,6 +396,29 @@ def _check(module, path, func_name, previous, generated, params, wrt):
                        f"{_describe(exc, path)}") from None
     _say(f"check passed: {generated.__name__} matches central finite "
          f"differences on {origin}")
+
+
+def _check_compiled(text, module, path, func_name, generated, params):
+    """Run the written module's compiled derivative (Numba compiles it now)
+    and compare it with the Python one on the --check arguments."""
+    import numpy as np
+    from tangent_ad import testing
+    args, origin = _example_args(module, path, func_name, params)
+    namespace = {"__name__": f"{PROG}_check"}
+    try:
+        exec(compile(text, f"<{PROG} output>", "exec"), namespace)
+        got = namespace[generated.__name__](*args)
+    except Exception as exc:  # noqa: BLE001 - Numba's refusal, said plainly
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        raise CLIError(f"--check: the compiled module does not run on {origin}: "
+                       f"{type(exc).__name__}: {first}") from None
+    want = generated(*args)
+    for (_, a), (_, b) in zip(testing._leaves(got), testing._leaves(want)):
+        if not np.allclose(np.asarray(a), np.asarray(b), rtol=1e-9, atol=1e-12):
+            raise CLIError(f"check failed: the compiled {generated.__name__} disagrees "
+                           f"with the Python one on {origin}")
+    _say(f"check passed: the compiled {generated.__name__} matches the Python one "
+         f"on {origin}")
 
 
 def _example_args(module, path, func_name, params):

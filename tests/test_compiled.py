@@ -256,6 +256,10 @@ def damped(k, c, n=300):
         if x > 1.5:
             x = 1.5
     return x * x + np.sin(v)
+
+
+def damped_example_args():
+    return 1.2, 0.3, 300
 '''
 
 
@@ -265,9 +269,10 @@ def test_the_command_line_writes_the_compiled_form(tmp_path):
 
     (tmp_path / "model.py").write_text(CLI_MODEL)
     done = subprocess.run([sys.executable, "-m", "tangent_ad", "model.py:damped",
-                           "--wrt", "k,c", "--compile", "numba", "-o", "out.py"],
+                           "--wrt", "k,c", "--compile", "numba", "--check", "-o", "out.py"],
                           cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+    assert "check passed: the compiled ddamped_dk_c matches the Python one" in done.stderr
     text = (tmp_path / "out.py").read_text()
     assert "@numba.njit\ndef ddamped_dk_c(k, c, n=300, bresult=1.0):" in text
     assert "from tangent_ad.compiled.helpers import " in text and "reversed(" not in text
