@@ -20,7 +20,7 @@ from corpus import check_all_modes
 from tangent_ad import emit, runtime
 from tangent_ad.optimize import dce, fixed_point, simplify
 from tangent_ad.staging import dispatch as staging
-from tangent_ad.staging import kind_values, kinds, specialize
+from tangent_ad.staging import array_rules, kind_values, specialize
 from tangent_ad.staging.kinds import Kind, Kinds, kind_of
 from tangent_ad.testing import check_grads
 
@@ -402,7 +402,7 @@ def test_specialize(name):
 F64, F32 = np.dtype(np.float64), np.dtype(np.float32)
 
 
-@pytest.mark.parametrize("module", [kinds, kind_values], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [array_rules, kind_values], ids=lambda m: m.__name__)
 def test_doctests(module):
     failures, tried = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert tried > 0 and failures == 0

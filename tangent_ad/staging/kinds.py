@@ -33,10 +33,12 @@ import numpy as np
 from tangent_ad.limits import rounds
 from tangent_ad.nodes import walk
 from tangent_ad.staging import sampled
+from tangent_ad.staging.array_rules import ArrayRules
 from tangent_ad.staging.bindings import Part, bindings, dotted, placeholders
 from tangent_ad.staging.kind_values import (  # noqa: F401 (Kind, kind_of: this module's API too)
-    _PYTHON_NUMBERS, BOTTOM, REAL, _REAL_SCALARS, Kind, _join, _result, float_kind, is_python_float_like,
-    is_real, kind_of)
+    _PYTHON_NUMBERS, BOTTOM, REAL, _REAL_SCALARS, Kind, _join, _result, float_kind,
+    is_python_float_like, is_real,
+    kind_of)
 
 class Outline:
     """What the kinds of a function's names follow, whatever the kinds of
@@ -52,7 +54,7 @@ class Outline:
                       and isinstance(n.ctx, (gast.Store, gast.Param))}
 
 
-class Kinds:
+class Kinds(ArrayRules):
     """The kinds of the names of one function, for its parameters' kinds.
 
     `params` maps parameter names to a Kind (or None: unknown); `given`
@@ -143,57 +145,6 @@ class Kinds:
             return sampled.kind(self, node)
         return None
 
-    def _reduce_along(self, func, arg, keywords):
-        """``np.sum(x, axis=1, keepdims=True)`` and the other reductions
-        with constant ``axis`` and ``keepdims`` keywords."""
-        options = {"axis": (None,), "keepdims": (False,)}
-        for k in keywords:
-            options[k.arg] = _constant_axis(k.value) if k.arg in options else None
-        if None in options.values():
-            return None
-        kind = self.of(arg)
-        if kind in (None, BOTTOM) or kind.box != "array":
-            return None if kind != BOTTOM else kind
-        (axis,), (keepdims,) = options["axis"], options["keepdims"]
-        if type(keepdims) is not bool:
-            return None
-        rank = len(kind.shape)
-        axes = range(rank) if axis is None else axis if isinstance(axis, tuple) else (axis,)
-        if not all(type(a) is int and -rank <= a < rank for a in axes):
-            return None
-        axes = {a % rank for a in axes}
-        shape = tuple(1 if i in axes else n for i, n in enumerate(kind.shape) if keepdims or
-                      i not in axes)
-        with np.errstate(all="ignore"):
-            out = getattr(np, func[3:])(kind.sample(), axis=None if axis is None else
-                                        tuple(axes), keepdims=keepdims)
-        return _result(out, shape)
-
-    def _transpose(self, node):
-        """``x.T`` for an array `x` (what specialize writes)."""
-        kind = self.of(node)
-        if kind in (None, BOTTOM) or kind.box != "array":
-            return None if kind != BOTTOM else kind
-        return Kind("array", kind.shape[::-1], kind.dtype)
-
-    def _sum(self, node):
-        """``g.sum(axis=...)`` over constant leading axes of an inexact
-        array `g` (what specialize writes for ``unbroadcast``)."""
-        kind = self.of(node.func.value)
-        if kind == BOTTOM:
-            return kind
-        if kind is None or kind.box != "array" or kind.dtype.kind not in "fc" or \
-                node.args or [k.arg for k in node.keywords] != ["axis"]:
-            return None
-        axis = node.keywords[0].value
-        axes = axis.elts if isinstance(axis, gast.Tuple) else [axis]
-        if not all(isinstance(a, gast.Constant) and type(a.value) is int for a in axes):
-            return None
-        lead = len(axes)
-        if [a.value for a in axes] != list(range(lead)) or lead >= len(kind.shape):
-            return None
-        return Kind("array", kind.shape[lead:], kind.dtype)
-
     def _operands(self, nodes):
         kinds = [self.of(n) for n in nodes]
         if BOTTOM in kinds:
@@ -222,19 +173,6 @@ class Kinds:
         if REAL in kinds and out in _REAL_SCALARS:
             return REAL  # a Python float or an np.float64, as the operand was
         return out
-
-    def _matmul(self, left, right):
-        kinds = self._operands([left, right])
-        if not isinstance(kinds, list):
-            return kinds
-        a, b = kinds
-        if a.box != "array" or b.box != "array" or not (1 <= len(a.shape) <= 2) \
-                or not (1 <= len(b.shape) <= 2) or a.shape[-1] != b.shape[0]:
-            return None
-        shape = a.shape[:-1] + b.shape[1:]
-        out = np.matmul(np.ones((1,) * len(a.shape), a.dtype),
-                        np.ones((1,) * len(b.shape), b.dtype))
-        return _result(out, shape)
 
     def _row(self, node):
         """``xs[i]`` for an array `xs` and a Python int `i`; ``t[i]`` for a
@@ -342,92 +280,6 @@ class Kinds:
         while depth and isinstance(node, gast.Name) and node.id in self.single:
             node, depth = self.single[node.id], depth - 1
         return node
-
-    def _reduce(self, func, arg):
-        """``np.sum(x)`` and other reductions of all of `x` to a NumPy scalar."""
-        kind = self.of(arg)
-        if kind in (None, BOTTOM):
-            return kind
-        with np.errstate(all="ignore"):
-            out = getattr(np, func[3:])(kind.sample())
-        return _result(out, ())
-
-    def _expand_dims(self, x, axis):
-        """``np.expand_dims(x, i)`` of an array `x` and a constant `i`."""
-        kind = self.of(x)
-        if kind in (None, BOTTOM) or kind.box != "array" or \
-                not (isinstance(axis, gast.Constant) and type(axis.value) is int) or \
-                not -len(kind.shape) - 1 <= axis.value <= len(kind.shape):
-            return None if kind != BOTTOM else kind
-        at = axis.value % (len(kind.shape) + 1)
-        return Kind("array", kind.shape[:at] + (1,) + kind.shape[at:], kind.dtype)
-
-    def _outer(self, args):
-        kinds = self._operands(args)
-        if not isinstance(kinds, list):
-            return kinds
-        a, b = kinds
-        if a.box != "array" or b.box != "array" or len(a.shape) != 1 or len(b.shape) != 1:
-            return None
-        return _result(np.outer(a.sample(), b.sample()), a.shape + b.shape)
-
-    def _like_first(self, func, args):
-        """``np.full_like(x, s)``, ``np.zeros_like(x)``, ``zeros_like(x)``."""
-        if self.is_placeholder(args[0]):
-            return None
-        kinds = self._operands(args)
-        if not isinstance(kinds, list):
-            return kinds
-        x = kinds[0]
-        if func == "np.full_like" and not kinds[1].python and kinds[1].box != "scalar":
-            return None
-        if x.box == "array":
-            return x
-        if func == "zeros_like" and is_python_float_like(x):
-            return Kind("float")
-        return None
-
-    def _adjoint_helper(self, func, args):
-        """The runtime helpers give an adjoint its operand's kind, through
-        ``core._like``: a Python float for a Python number or an
-        np.float64 (a subclass of float), else the operand's shape and
-        (inexact) dtype. Any other case is left unknown."""
-        if len(args) != (2 if func == "unbroadcast" else 3):
-            return None
-        kinds = self._operands(args)
-        if not isinstance(kinds, list):
-            return kinds
-        g, a, b = kinds if len(kinds) == 3 else kinds + [None]
-        target = {"unbroadcast": a, "grad_matmul_lhs": a, "grad_matmul_rhs": b}[func]
-        if func == "unbroadcast" and is_python_float_like(target) and \
-                (g.box in ("float", "int") or (not g.python and g.dtype.kind in "fiu")):
-            return Kind("float")
-        if func == "unbroadcast" and target.box == "scalar" and g in (target, Kind("float")):
-            return g
-        if target.box == "array" and target.shape and target.dtype.kind in "fc" \
-                and not g.python and g.dtype.kind in "fc":
-            return target
-        return None
-
-
-def _constant_axis(node):
-    """``(value,)`` of a constant ``axis``/``keepdims`` keyword (an int, a
-    tuple of ints, None or a bool), else None.
-
-    >>> _constant_axis(gast.UnaryOp(op=gast.USub(), operand=gast.Constant(value=1, kind=None)))
-    (-1,)
-    """
-    if isinstance(node, gast.Constant) and (node.value is None or type(node.value) in (int, bool)):
-        return (node.value,)
-    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and \
-            isinstance(node.operand, gast.Constant) and type(node.operand.value) is int:
-        return (-node.operand.value,)
-    if isinstance(node, gast.Tuple):
-        items = [_constant_axis(e) for e in node.elts]
-        if all(i is not None and type(i[0]) is int for i in items):
-            return (tuple(i[0] for i in items),)
-    return None
-
 
 def _zeros(args, static_int):
     """``np.zeros((2, 3))``, ``np.zeros((2, 3), np.float32)``, or with
