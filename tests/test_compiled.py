@@ -372,3 +372,20 @@ def test_each_numba_helper_agrees_with_the_python_one(name, args):
     assert np.shape(compiled) == np.shape(want)
     if isinstance(want, np.ndarray):
         assert compiled.dtype == want.dtype
+
+
+def stops_early(x, n):
+    for i in range(n):
+        x = np.sin(x) * 1.3 + 0.4
+        if x > 1.1:
+            break
+    return x * x
+
+
+def test_a_loop_that_breaks_walks_back_only_the_turns_it_made():
+    g = tad.grad(stops_early, compile="numba")
+    for x in (0.1, 0.5, 2.0, -1.0):
+        _close(g(x, 12), tad.grad(stops_early)(x, 12))
+        _close(g(x, 12), numerical_grad(stops_early, (x, 12), 0), tol=1e-6)
+    assert "[:" not in tad.show_source(g, 0.1, 12).split("def ", 2)[1]
+

@@ -282,17 +282,28 @@ def _declare(body, lists):
 
 
 def _counted(loop, locate):
-    """The iterable of `loop`, with ``reversed(range(...))`` counted down."""
+    """The iterable of `loop`, with ``reversed(range(...))`` (and the first
+    turns of one, ``reversed(range(n)[:k])``) counted down."""
     it = loop.iter
     if not (isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and
             it.func.id == "reversed"):
         return it
     inner = it.args[0] if len(it.args) == 1 else None
+    count = None
+    if isinstance(inner, gast.Subscript) and isinstance(inner.slice, gast.Slice) and \
+            inner.slice.lower is None and inner.slice.step is None and \
+            inner.slice.upper is not None:
+        # ``reversed(range(n)[:k])``: a loop that stopped early, after k turns
+        inner, count = inner.value, inner.slice.upper
     if not (isinstance(inner, gast.Call) and isinstance(inner.func, gast.Name) and
             inner.func.id == "range" and 1 <= len(inner.args) <= 2 and not inner.keywords):
         _refuse("it walks a sequence backwards with reversed(), which numba does not support",
                 None, locate)
     start, stop = (const(0), inner.args[0]) if len(inner.args) == 1 else inner.args
+    if count is not None:  # the first k of range(start, stop), k >= 0
+        stop = gast.BinOp(left=start, op=gast.Add(), right=call(
+            "min", count, call("max", gast.BinOp(left=stop, op=gast.Sub(), right=start),
+                               const(0))))
     return call("range", _minus_one(stop), _minus_one(start), const(-1))
 
 
