@@ -104,24 +104,16 @@ def statements(tree):
 
 def walk(node):
     """Every node inside `node`, itself included, in the order of
-    ``gast.walk`` (breadth first). One level at a time, reading each
-    node's fields from its ``__dict__``: without gast.walk's two nested
+    ``gast.walk`` (breadth first), one level at a time, each node's
+    children taken before it is seen. Without gast.walk's two nested
     generators per node it is several times faster, and it is the most
     called function of a transformation."""
-    level = [node]
+    level, inside = [node], children
     while level:
         below = []
-        add = below.append
+        extend = below.extend
         for node in level:
-            fields = node.__dict__  # its children are taken before it is seen
-            for field in node._fields:
-                value = fields.get(field)
-                if value.__class__ is list:
-                    for item in value:
-                        if isinstance(item, _AST):
-                            add(item)
-                elif isinstance(value, _AST):
-                    add(value)
+            extend(inside(node))
             yield node
         level = below
 

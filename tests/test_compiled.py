@@ -389,3 +389,30 @@ def test_a_loop_that_breaks_walks_back_only_the_turns_it_made():
         _close(g(x, 12), numerical_grad(stops_early, (x, 12), 0), tol=1e-6)
     assert "[:" not in tad.show_source(g, 0.1, 12).split("def ", 2)[1]
 
+
+
+def _golden_args(rng):
+    import golden_functions as gf
+    return {
+        "tanh_sum": (gf.tanh_sum, (0,), (rng.normal(size=5),)),
+        "mlp": (gf.mlp, (0, 1, 2), (rng.normal(size=(3, 4)), rng.normal(size=4),
+                                    rng.normal(size=(4, 2)), rng.normal(size=(6, 3)),
+                                    rng.normal(size=(6, 2)))),
+        "overwrite": (gf.overwrite, (0, 1), (rng.normal(size=3), rng.normal(size=3))),
+        "loop_branch": (gf.loop_branch, (0,), (0.7, 20)),
+        "rnn": (gf.rnn, (0,), (rng.normal(size=(3, 3)) * 0.5, rng.normal(size=(5, 3)),
+                               rng.normal(size=3))),
+        "two_layers": (gf.two_layers, (0, 1), (rng.normal(size=(3, 3)), rng.normal(size=(2, 3)),
+                                               rng.normal(size=3))),
+        "use_power": (gf.use_power, (0,), (1.3,)),
+    }
+
+
+@pytest.mark.parametrize("name", ["tanh_sum", "mlp", "overwrite", "loop_branch", "rnn",
+                                  "two_layers", "use_power"])
+def test_golden_functions_compile_and_match_interpreted(name):
+    func, wrt, args = _golden_args(np.random.default_rng(3))[name]
+    compiled = tad.grad(func, wrt=wrt, compile="numba")
+    interpreted = tad.grad(func, wrt=wrt)(*args)
+    _close(compiled(*args), interpreted)
+    _close(compiled(*args), interpreted)
