@@ -59,7 +59,7 @@ def test_workload_matches_interpreted(name):
     _close(compiled(*args), interpreted)
     _close(compiled(*args), interpreted)  # the guarded call runs the kernel too
     source = tad.show_source(compiled, *args)
-    assert source.startswith("@numba.njit\n")
+    assert source.startswith(("@numba.njit\n", "@numba.njit(cache=True)\n"))
     assert "stack.append" not in source and "reversed(" not in source
 
 
@@ -416,3 +416,34 @@ def test_golden_functions_compile_and_match_interpreted(name):
     interpreted = tad.grad(func, wrt=wrt)(*args)
     _close(compiled(*args), interpreted)
     _close(compiled(*args), interpreted)
+
+
+CACHED_RUN = '''
+import sys
+sys.path.insert(0, {tests!r})
+import numpy as np
+import tangent_ad as tad
+from test_compiled import damped
+g = tad.grad(damped, wrt=(0, 1), compile="numba")
+got = g(1.1, 0.2, 50)
+stager = g.__tangent_ad_stager__
+hits = sum(sum(k.kernel.stats.cache_hits.values()) for k in stager.kernels.values())
+print(hits, repr(got))
+'''
+
+
+def test_a_second_run_loads_the_compiled_kernel_from_the_disk_cache(tmp_path):
+    import os
+    import subprocess
+    code = CACHED_RUN.format(tests=os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, TANGENT_AD_CACHE=str(tmp_path))
+    runs = [subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                           text=True, timeout=300) for _ in range(2)]
+    assert all(r.returncode == 0 for r in runs), runs[0].stderr + runs[1].stderr
+    (hits1, value1), (hits2, value2) = [r.stdout.split(" ", 1) for r in runs]
+    assert int(hits1) == 0 and int(hits2) >= 1 and value1 == value2
+    assert len(list((tmp_path / "numba").glob("form_*.py"))) >= 1
+    off = dict(env, TANGENT_AD_CACHE="off")
+    run = subprocess.run([sys.executable, "-c", code], env=off, capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 0 and run.stdout.split(" ", 1) == ["0", value1], run.stderr

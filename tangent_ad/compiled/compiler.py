@@ -14,11 +14,13 @@ import time
 import warnings
 from dataclasses import dataclass
 
+import gast
 import numpy as np
 
 from tangent_ad import emit, tracebacks
 from tangent_ad.errors import CompileError
-from tangent_ad.compiled import numba_form
+from tangent_ad.compiled import disk_cache, numba_form
+from tangent_ad.nodes import walk
 
 BACKENDS = ("numba",)
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -124,9 +126,11 @@ def compile_unit(trees, namespace, live_values, primal, args, label, general, ki
     return dataclasses.replace(done, entry=lambda *a: cast(kernel(*a)))
 
 
-def source_of(form):
-    """The text of the Numba form `form`: each function under ``@numba.njit``."""
-    return "\n\n".join("@numba.njit\n" + emit.run(f) for f in form.functions)
+def source_of(form, cache=False):
+    """The text of the Numba form `form`: each function under ``@numba.njit``
+    (``@numba.njit(cache=True)`` with `cache`, see ``disk_cache``)."""
+    decorator = "@numba.njit(cache=True)\n" if cache else "@numba.njit\n"
+    return "\n\n".join(decorator + emit.run(f) for f in form.functions)
 
 
 def form_namespace(numba, form, namespace):
@@ -148,10 +152,19 @@ def form_namespace(numba, form, namespace):
 def _compile_form(numba, form, namespace, live_values, primal, args, label):
     tree = form.root
     live = tuple(a.id for a in tree.args.args[len(args):])
-    source = source_of(form)
-    filename = f"<tangent_ad {tree.name} {label}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     ns = form_namespace(numba, form, namespace)
+    defined = {f.name for f in form.functions}
+    reads = {n.id: ns[n.id] for f in form.functions for n in walk(f)
+             if isinstance(n, gast.Name) and n.id in ns and n.id not in defined}
+    source = source_of(form, cache=True)
+    # one function only: Numba 0.68 crashed loading a cached recursive tape
+    filename = disk_cache.source_file(source, reads) if len(form.functions) == 1 else None
+    if filename is None:  # not cached: compiled from the text alone
+        source = source_of(form)
+        filename = f"<tangent_ad {tree.name} {label}>"
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    else:  # Numba's cache finds the globals of what it loads by module name
+        ns = disk_cache.module_namespace(filename, ns)
     start = time.perf_counter()
     exec(compile(source, filename, "exec"), ns)
     kernel = ns[tree.name]
