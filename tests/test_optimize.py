@@ -811,3 +811,14 @@ def test_accumulate_at_is_accumulate_of_unindex():
     array = np.zeros((3, 2))
     assert np.array_equal(runtime.accumulate_at(np.ones((3, 2)), np.ones(2), array, 1),
                           np.ones((3, 2)) + runtime.unindex(np.ones(2), array, 1))
+
+
+def test_sizes_computed_from_shapes_are_static_ints():
+    names = kinds_of("""
+        def f(x):
+            n = np.shape(x)[0] // 2 + 1
+            z = np.zeros(n * 2)
+            w = np.ones(np.shape(x)[1] - 1)
+        """, x=Kind("array", (6, 4), F64))
+    assert names["z"] == Kind("array", (8,), F64)
+    assert names["w"] == Kind("array", (3,), F64)

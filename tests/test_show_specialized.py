@@ -156,3 +156,21 @@ def test_calls_whose_kind_follows_from_their_arguments_kinds_are_specialized():
     assert "unbroadcast" not in tad.show_source(h, v)
     for _ in range(3):
         np.testing.assert_allclose(h(v), numerical_grad(written, (v,), 0), rtol=1e-6)
+
+
+def joined(a, b, n):
+    c = np.concatenate([a, b * 2.0])
+    half = np.shape(c)[0] // 2 + n * 0
+    return np.sum(np.sin(c) * c) + np.sum(c[:half])
+
+
+def test_the_pieces_of_a_concatenations_adjoint_have_their_parts_kinds():
+    rng = np.random.default_rng(4)
+    a, b = rng.normal(size=3), rng.normal(size=2)
+    g = tad.grad(joined, wrt=(0, 1))
+    shown, general = tad.show_source(g, a, b, 1), tad.show_source(g)
+    assert "cast_like" in general and "cast_like" not in shown
+    for _ in range(3):
+        got = g(a, b, 1)
+        np.testing.assert_allclose(got[0], numerical_grad(joined, (a, b, 1), 0), rtol=1e-6)
+        np.testing.assert_allclose(got[1], numerical_grad(joined, (a, b, 1), 1), rtol=1e-6)

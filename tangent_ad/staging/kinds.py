@@ -187,6 +187,9 @@ class Kinds(ArrayRules):
                     not isinstance(literal.elts[index.value], gast.Starred):
                 return self.of(literal.elts[index.value])
             return None
+        if isinstance(literal, gast.Call) and isinstance(node.slice, gast.Constant) and \
+                type(node.slice.value) is int:  # ``np.split(z, [n])[0]``
+            return sampled.item(self, literal, node.slice.value)
         kinds = self._operands([node.value, node.slice])
         if not isinstance(kinds, list):
             return kinds
@@ -272,6 +275,12 @@ class Kinds(ArrayRules):
         node = self._through(node)
         if isinstance(node, gast.Constant) and type(node.value) is int:
             return node.value
+        if isinstance(node, gast.BinOp) and type(node.op) in _INT_ARITHMETIC:
+            left, right = self._static_int(node.left), self._static_int(node.right)
+            if left is None or right is None or \
+                    isinstance(node.op, gast.FloorDiv) and right == 0:
+                return None
+            return _INT_ARITHMETIC[type(node.op)](left, right)
         return self._shape_entry(node)
 
     def _through(self, node, depth=8):
@@ -305,6 +314,8 @@ _BINARY = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b,
            gast.Mult: lambda a, b: a * b, gast.Div: lambda a, b: a / b,
            gast.Pow: lambda a, b: a ** b, gast.FloorDiv: lambda a, b: a // b,
            gast.Mod: lambda a, b: a % b}
+_INT_ARITHMETIC = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b,
+                   gast.Mult: lambda a, b: a * b, gast.FloorDiv: lambda a, b: a // b}
 _FULL_REDUCTIONS = ("np.sum", "np.mean", "np.prod", "np.max", "np.min", "np.amax", "np.amin")
 _SHAPE_OF_FIRST = {"np.full_like": 2, "np.zeros_like": 1, "zeros_like": 1}
 # updated(x, i, v), zeroed(g, i, x), unindex(g, x, i): an array of the kind of

@@ -26,7 +26,8 @@ FUNCTIONS = frozenset(f"np.{name}" for name in (
     "inner", "matmul", "transpose", "permute_dims", "diag", "diagonal", "trace", "mean",
     "tril", "triu", "squeeze", "ravel", "flip", "reshape", "eye", "array", "asarray",
     "swapaxes", "moveaxis", "tile", "broadcast_to", "kron", "cross", "atleast_1d",
-    "atleast_2d", "real", "imag", "conj", "conjugate", "clip", "where", "ones", "full"))
+    "atleast_2d", "real", "imag", "conj", "conjugate", "clip", "where", "ones", "full",
+    "zeros", "empty"))
 # np.where with one argument is np.nonzero: only its three-argument form
 _ARGUMENTS = {"np.where": 3}
 MAX_ENTRIES = 1 << 20  # a larger result is not worth computing for its kind
@@ -64,6 +65,38 @@ def kind(kinds, node):
     if isinstance(out, np.ndarray) and out.size > MAX_ENTRIES:
         return None
     return kind_of(out)
+
+
+def item(kinds, call, index):
+    """The Kind of item `index` of what `call` returns, for the adjoints of
+    a concatenation and a stack (`PIECES`); None for other calls (a split's
+    pieces are not followed: its adjoint is a list the kinds do not type,
+    and a pullback copy whose result has a kind but whose back receives an
+    adjoint of none is dropped)."""
+    if dotted(call.func) in PIECES and len(call.args) >= 2:
+        return _piece(kinds, call, index)
+    return None
+
+
+# the adjoints of a concatenation and of a stack: one piece of g per array
+PIECES = frozenset({"unconcatenate", "unstack"})
+
+
+def _piece(kinds, call, index):
+    """Piece `index` of ``unconcatenate(g, parts, axis)`` (or ``unstack``)
+    for a list or tuple literal `parts`: an array of its part's kind when g
+    and that part are arrays of one dtype (the piece is then a slice of g)."""
+    parts = kinds._through(call.args[1])
+    if not isinstance(parts, (gast.List, gast.Tuple)) or \
+            not -len(parts.elts) <= index < len(parts.elts):
+        return None
+    g, part = kinds.of(call.args[0]), kinds.of(parts.elts[index])
+    if BOTTOM in (g, part):
+        return BOTTOM
+    if g is None or part is None or g.box != "array" or part.box != "array" or \
+            g.dtype != part.dtype:
+        return None
+    return part
 
 
 def _stand_in(kinds, node, depth=2):
