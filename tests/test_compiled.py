@@ -447,3 +447,19 @@ def test_a_second_run_loads_the_compiled_kernel_from_the_disk_cache(tmp_path):
     run = subprocess.run([sys.executable, "-c", code], env=off, capture_output=True,
                          text=True, timeout=300)
     assert run.returncode == 0 and run.stdout.split(" ", 1) == ["0", value1], run.stderr
+
+
+def test_the_disk_cache_is_off_where_it_cannot_be_written(tmp_path, monkeypatch):
+    from tangent_ad.compiled import disk_cache
+    monkeypatch.setenv("TANGENT_AD_CACHE", "off")
+    assert disk_cache.directory() is None
+    assert disk_cache.source_file("x = 1\n", {}) is None
+    blocked = tmp_path / "file"
+    blocked.write_text("not a directory")
+    monkeypatch.setenv("TANGENT_AD_CACHE", str(blocked))
+    assert disk_cache.source_file("x = 1\n", {}) is None
+    monkeypatch.setenv("TANGENT_AD_CACHE", str(tmp_path / "ok"))
+    path = disk_cache.source_file("x = 1\n", {"np": np})
+    assert path is not None and open(path).read() == "x = 1\n"
+    assert disk_cache.source_file("x = 1\n", {"np": np}) == path  # named by its text
+    assert disk_cache.source_file("x = 1\n", {"f": lambda: 0}) is None  # no fingerprint

@@ -32,8 +32,11 @@ def directory():
     chosen = os.environ.get("TANGENT_AD_CACHE")
     if chosen is not None and chosen.strip().lower() in OFF:
         return None
-    base = pathlib.Path(chosen) if chosen else \
-        pathlib.Path(os.environ.get("XDG_CACHE_HOME", pathlib.Path.home() / ".cache")) / "tangent_ad"
+    try:
+        base = pathlib.Path(chosen) if chosen else pathlib.Path(
+            os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache") / "tangent_ad"
+    except RuntimeError:  # no home directory to find
+        return None
     return base / "numba"
 
 
@@ -61,6 +64,8 @@ def source_file(source, reads):
         elif path.read_text() != source:
             return None
     except OSError:
+        return None
+    if not os.access(folder, os.W_OK):  # Numba keeps its machine code beside the file
         return None
     return str(path)
 
