@@ -156,6 +156,15 @@ def _compile_form(numba, form, namespace, live_values, primal, args, label):
     defined = {f.name for f in form.functions}
     reads = {n.id: ns[n.id] for f in form.functions for n in walk(f)
              if isinstance(n, gast.Name) and n.id in ns and n.id not in defined}
+    for key, value in reads.items():
+        code = getattr(value, "__code__", None)
+        if code is not None and code.co_filename.startswith("<tangent_ad "):
+            raise CompileError(
+                f"this derivative cannot be compiled with numba: it calls {key}, the general "
+                f"pullback of a call whose argument kinds staging could not fix, which stays "
+                f"a closure", filename=_file(primal), lineno=_first_line(primal),
+                hint="a call whose arguments keep one kind (a float, an array of one shape "
+                     "and dtype) compiles; compile=None runs it as Python")
     source = source_of(form, cache=True)
     # one function only: Numba 0.68 crashed loading a cached recursive tape
     filename = disk_cache.source_file(source, reads) if len(form.functions) == 1 else None
