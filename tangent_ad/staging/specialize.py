@@ -47,8 +47,8 @@ import numpy as np
 
 from tangent_ad.analysis import cfg, dataflow
 from tangent_ad.naming import COMPLEX_NOTE
-from tangent_ad.nodes import call, call_name, const, is_comment, is_pop, is_push, walk
-from tangent_ad.staging.kinds import BOTTOM, Kinds, float_kind, is_python_float_like, is_real
+from tangent_ad.nodes import call, call_name, clone, const, is_comment, is_pop, is_push, walk
+from tangent_ad.staging.kinds import BOTTOM, Kind, Kinds, float_kind, is_python_float_like, is_real
 
 
 def run(tree, params, unit=None, given=()):
@@ -256,6 +256,8 @@ class _Rewriter(gast.NodeTransformer):
             return self._unbroadcast(node, *args)
         if func == "unreduce" and 2 <= len(args) <= 4:
             return self._unreduce(node, args[0], args[1])
+        if func == "unreduce_max" and len(args) == 5:
+            return self._unreduce_max(node, *args)
         if func in ("grad_matmul_lhs", "grad_matmul_rhs") and len(args) == 3:
             return self._matmul(node, func == "grad_matmul_lhs", *args)
         if self.unit is not None and isinstance(node.func, gast.Name) and \
@@ -291,6 +293,34 @@ class _Rewriter(gast.NodeTransformer):
             if kind is not None:
                 return const(kind.size)
         return node
+
+    def _unreduce_max(self, node, g, extreme, x, axis, keepdims):
+        """``unreduce_max(g, m, x, axis, True)`` of float64 arrays, `m` the
+        max along a constant `axis` kept as length 1 and `g` of m's kind ->
+        ``g * (x == m) / np.sum(x == m, axis=axis, keepdims=True)``: the
+        helper's routing to the maxima, shared between ties, written out."""
+        kg, km, kx = (self.kinds.of(n) for n in (g, extreme, x))
+        if not (isinstance(keepdims, gast.Constant) and keepdims.value is True and
+                isinstance(axis, gast.Constant) and type(axis.value) is int and
+                isinstance(x, gast.Name) and isinstance(extreme, gast.Name) and
+                not self.kinds.is_placeholder(x) and not self.kinds.is_placeholder(extreme)):
+            return node
+        if kx is None or kx == BOTTOM or kx.box != "array" or kx.dtype != np.float64 or \
+                not -len(kx.shape) <= axis.value < len(kx.shape):
+            return node
+        kept = list(kx.shape)
+        kept[axis.value] = 1
+        if km != Kind("array", tuple(kept), kx.dtype) or kg != km:
+            return node
+
+        def hits():
+            return gast.Compare(left=clone(x), ops=[gast.Eq()], comparators=[clone(extreme)])
+
+        count = gast.Call(func=call("np.sum").func, args=[hits()], keywords=[
+            gast.keyword(arg="axis", value=const(axis.value)),
+            gast.keyword(arg="keepdims", value=const(True))])
+        return gast.BinOp(left=gast.BinOp(left=g, op=gast.Mult(), right=hits()),
+                          op=gast.Div(), right=count)
 
     def _zeros(self, node, x):
         """``zeros_like(x)`` -> ``0.0`` or ``np.zeros((2, 3))`` (a constant
