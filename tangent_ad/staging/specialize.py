@@ -34,7 +34,8 @@ values, shapes and dtypes for those kinds:
 * ``iterated(x)`` -> ``x`` and ``uniterated(g, x)`` -> ``g`` for an `x`
   of a known kind (a number or an array, never a dict);
 * a restore ``v = stack.pop()`` that nothing reads goes, with every
-  ``stack.append(v)`` (each push of `v` is paired with a restore of `v`);
+  ``stack.append(v)`` (each push of `v` is paired with a restore of `v`;
+  ``dead_restores``);
 * a call of a pullback that `unit.Unit` has specialized calls the copy.
 
 The specialized code may use ndarray attributes (``.T``, ``.sum``): it only
@@ -45,9 +46,9 @@ import copy
 import gast
 import numpy as np
 
-from tangent_ad.analysis import cfg, dataflow
 from tangent_ad.naming import COMPLEX_NOTE
-from tangent_ad.nodes import call, call_name, clone, const, is_comment, is_pop, is_push, walk
+from tangent_ad.nodes import call, call_name, clone, const, is_comment, walk
+from tangent_ad.staging import dead_restores
 from tangent_ad.staging.kinds import BOTTOM, Kind, Kinds, float_kind, is_python_float_like, is_real
 
 
@@ -62,7 +63,7 @@ def run(tree, params, unit=None, given=()):
     tree = _Rewriter(kinds, fills, unit, real, binding_counts(tree)).visit(tree)
     tree.body = [s for s in tree.body if not _scalar_check(s, kinds)]
     _drop_real_conversions(tree)
-    _drop_dead_restores(tree)
+    dead_restores.run(tree)
     return tree
 
 
@@ -412,43 +413,3 @@ def _drop_real_conversions(fdef):
                if isinstance(n, gast.Call)):
         fdef.body = [s for s in fdef.body if not (
             is_comment(s) and s.value.args[0].value == COMPLEX_NOTE)]
-
-
-# ---- dead restores ------------------------------------------------------------
-
-def _drop_dead_restores(fdef):
-    """Remove ``v = stack.pop()`` where no restore of `v` is read, and every
-    ``stack.append(v)``. A function with nested functions (a pullback,
-    whose ``back`` pops what it pushes) is left alone."""
-    if any(isinstance(n, gast.FunctionDef) for n in walk(fdef) if n is not fdef):
-        return
-    graph = cfg.build(fdef)
-    live_after = dataflow.liveness(graph)
-    restores = {}  # name -> [live?]
-    for node in graph.nodes:
-        stmt = node.stmt
-        if isinstance(stmt, gast.Assign) and is_pop(stmt.value) and \
-                isinstance(stmt.targets[0], gast.Name):
-            target = stmt.targets[0].id
-            restores.setdefault(target, []).append(target in live_after[node])
-    dead = {v for v, live in restores.items() if not any(live)}
-    if dead:
-        _remove(fdef, dead)
-
-
-def _remove(node, dead):
-    for field in ("body", "orelse"):
-        block = getattr(node, field, None)
-        if isinstance(block, list):
-            kept = [s for s in block if not _saves(s, dead)]
-            for stmt in kept:
-                _remove(stmt, dead)
-            setattr(node, field, kept or ([gast.Pass()] if field == "body" else []))
-
-
-def _saves(stmt, dead):
-    if is_push(stmt):
-        value = stmt.value.args[0] if stmt.value.args else None
-        return isinstance(value, gast.Name) and value.id in dead
-    return isinstance(stmt, gast.Assign) and is_pop(stmt.value) and \
-        isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id in dead
