@@ -20,9 +20,10 @@ def name(identifier, store=False):
 
 
 def assign(target, value):
-    """``target = value`` for a target name."""
-    return gast.Assign(targets=[name(target, store=True)], value=value,
-                       type_comment=None)
+    """``target = value`` for a target name (or a target node: ``a[i]``,
+    ``a, b``)."""
+    target = name(target, store=True) if isinstance(target, str) else target
+    return gast.Assign(targets=[target], value=value, type_comment=None)
 
 
 def const(value):

@@ -8,7 +8,7 @@ count ``top_x`` of the items in each.
 """
 import gast
 
-from tangent_ad.nodes import STACK, call, const, name, walk
+from tangent_ad.nodes import STACK, assign, call, const, name, walk
 
 
 def run(root, sites):
@@ -44,12 +44,12 @@ def run(root, sites):
                 value = stmt.value.args[0]
                 if isinstance(value, gast.Name):
                     saved[value.id] = site
-                out += [_assign(gast.Subscript(value=name(site), slice=name(tops[site]),
+                out += [assign(gast.Subscript(value=name(site), slice=name(tops[site]),
                                                ctx=gast.Store()), value),
                         _bump(tops[site], gast.Add())]
             elif isinstance(stmt, gast.Assign):
                 out += [_bump(tops[site], gast.Sub()),
-                        _assign(stmt.targets[0].id, _item(site, tops[site]))]
+                        assign(stmt.targets[0].id, _item(site, tops[site]))]
             else:  # if stack.pop():
                 stmt.test = _item(site, tops[site])
                 out += [_bump(tops[site], gast.Sub()), stmt]
@@ -66,13 +66,13 @@ def run(root, sites):
                 if count > 1:
                     size = gast.BinOp(left=size, op=gast.Mult(), right=const(count))
                 dtype = gast.Attribute(value=name("np"), attr=sites[site], ctx=gast.Load())
-                body.append(_assign(site, call("np.empty", size, dtype)))
+                body.append(assign(site, call("np.empty", size, dtype)))
         if target in loops and isinstance(stmt.value, gast.List):
-            body.append(_assign(tops[target], const(0)))
+            body.append(assign(tops[target], const(0)))
         elif target in saved and isinstance(stmt.value, gast.Constant) and \
                 stmt.value.value is None:
             kind = sites[saved[target]]
-            body.append(_assign(target, const(False if kind == "bool_" else
+            body.append(assign(target, const(False if kind == "bool_" else
                                               0 if kind.startswith("int") else 0.0)))
         else:
             body.append(stmt)
@@ -133,10 +133,3 @@ def _bump(top, op):
 
 def _item(site, top):
     return gast.Subscript(value=name(site), slice=name(top), ctx=gast.Load())
-
-
-def _assign(target, value):
-    target = name(target, store=True) if isinstance(target, str) else target
-    return gast.Assign(targets=[target], value=value, type_comment=None)
-
-

@@ -31,8 +31,8 @@ import gast
 
 from tangent_ad.compiled import array_saves, tapes
 from tangent_ad.errors import CompileError
-from tangent_ad.nodes import (STACK, call, const, copy_tree, is_comment, is_pop, is_push,
-                              name, walk)
+from tangent_ad.nodes import (STACK, assign, call, const, copy_tree, is_comment, is_pop,
+                              is_push, name, walk)
 
 BRANCH_SITE = "branch"
 
@@ -157,7 +157,7 @@ def _share(root, extra, items, taken):
     """Declare the shared lists (`items`: {list: (dtype, dimensions)}) at
     the top of `root`, as typed lists in a ``tape`` tuple, and check at its
     end that each is empty again; each function of `extra` unpacks the
-    tuple where ``tapes`` marked it. Returns {type name: (dtype, dimensions)}
+    tuple first. Returns {type name: (dtype, dimensions)}
     of the item types the declarations name (``float64_1d``, ``boolean``)."""
     lists, types, declare = list(items), {}, []
     for list_name, item in items.items():
@@ -170,8 +170,8 @@ def _share(root, extra, items, taken):
                 type_name += "_"
             taken.add(type_name)
             types[type_name] = item
-        declare.append(_assign(list_name, call("List.empty_list", name(type_name))))
-    declare.append(_assign(tapes.TAPE, gast.Tuple(elts=[name(n) for n in lists],
+        declare.append(assign(list_name, call("List.empty_list", name(type_name))))
+    declare.append(assign(tapes.TAPE, gast.Tuple(elts=[name(n) for n in lists],
                                                   ctx=gast.Load())))
     root.body = declare + root.body
     if isinstance(root.body[-1], gast.Return):
@@ -184,10 +184,9 @@ def _share(root, extra, items, taken):
                             "tangent_ad: the saves of a compiled derivative did not pair up")),
                             cause=None)], orelse=[])
         root.body.insert(len(root.body) - 1, check)
-    unpack = gast.Tuple(elts=[name(n, store=True) for n in lists], ctx=gast.Store())
     for fdef in extra:
-        fdef.body = [_assign(unpack, name(tapes.TAPE)) if tapes.is_unpack(s) else s
-                     for s in fdef.body]
+        unpack = gast.Tuple(elts=[name(n, store=True) for n in lists], ctx=gast.Store())
+        fdef.body.insert(0, assign(unpack, name(tapes.TAPE)))
     return types
 
 
@@ -256,11 +255,6 @@ def site_lists(root):
     """The names of the per-site lists of a Numba form `root`."""
     return [stmt.targets[0].id for stmt in root.body if isinstance(stmt, gast.Assign)
             and isinstance(stmt.value, gast.List) and stmt.targets[0].id.startswith(STACK)]
-
-
-def _assign(target, value):
-    target = name(target, store=True) if isinstance(target, str) else target
-    return gast.Assign(targets=[target], value=value, type_comment=None)
 
 
 def _is_new_stack(stmt):

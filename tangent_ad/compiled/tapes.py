@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 import gast
 
-from tangent_ad.nodes import STACK, call, const, is_pop, is_push, name, walk
+from tangent_ad.nodes import STACK, assign, call, const, is_pop, is_push, name, walk
 
 TAPE = "tape"
 PREFIX = "pullback_"
@@ -100,19 +100,20 @@ def _called_name(base, params):
     return base
 
 
-def _backs(fdef, names, refuse, body=None):
+def _backs(fdef, names, refuse):
     """{back variable: callee pullback} of the calls ``v, back_v =
-    pullback(...)`` in `fdef` (or in the statements `body`), each back
-    made and called by as many statements."""
+    pullback(...)`` in `fdef`, each back made and called by as many
+    statements."""
     made, calls = {}, {}
-    for node in walk(fdef) if body is None else [n for s in body for n in walk(s)]:
+    nodes = list(walk(fdef))
+    for node in nodes:
         if isinstance(node, gast.Assign) and _pullback_call(node, names):
             back = node.targets[0].elts[1].id
             callee = node.value.func.id
             if made.setdefault(back, callee) != callee:
                 refuse(f"'{back}' is the backward pass of two different functions", node)
             calls.setdefault(back, [0, 0])[0] += 1
-    for node in walk(fdef) if body is None else [n for s in body for n in walk(s)]:
+    for node in nodes:
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
                 node.func.id in made:
             calls[node.func.id][1] += 1
@@ -205,16 +206,16 @@ def _split(pullback, base, names, kinds, refuse):
             if zero is None:
                 refuse(f"the backward pass of {pullback.name} reads '{c}', which is not "
                        f"bound on every path and has no zero here", None)
-            start.append(_assign(c, zero))
+            start.append(assign(c, zero))
     forward = gast.FunctionDef(
         name=forward_name(base), args=_with_tape(pullback.args),
-        body=[_unpack()] + start + [s for s in primal if not _is_new_stack(s)] +
+        body=start + [s for s in primal if not _is_new_stack(s)] +
         [gast.Expr(value=call(f"{STACK}.append", name(c))) for c in captured] +
         [gast.Return(value=last.value.elts[0])],
         decorator_list=[], returns=None, type_comment=None)
     backward = gast.FunctionDef(
         name=backward_name(base), args=_with_tape(back.args),
-        body=[_unpack()] + [_assign(c, call(f"{STACK}.pop")) for c in reversed(captured)] +
+        body=[assign(c, call(f"{STACK}.pop")) for c in reversed(captured)] +
         [s for s in back.body if not isinstance(s, gast.Nonlocal)],
         decorator_list=[], returns=None, type_comment=None)
     for function in (forward, backward):
@@ -247,22 +248,6 @@ def _with_tape(arguments):
                                                    type_comment=None)]
     return gast.arguments(args=args, posonlyargs=[], vararg=None, kwonlyargs=[],
                           kw_defaults=[], kwarg=None, defaults=[])
-
-
-def _unpack():
-    """A marker ``tape = tape``; ``numba_form`` writes the unpacking of
-    the lists there once it has named them."""
-    return _assign(TAPE, name(TAPE))
-
-
-def is_unpack(stmt):
-    return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
-        isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id == TAPE and \
-        isinstance(stmt.value, gast.Name) and stmt.value.id == TAPE
-
-
-def _assign(target, value):
-    return gast.Assign(targets=[name(target, store=True)], value=value, type_comment=None)
 
 
 def zero_of(kind):

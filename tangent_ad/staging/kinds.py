@@ -37,8 +37,7 @@ from tangent_ad.staging.array_rules import ArrayRules
 from tangent_ad.staging.bindings import Part, bindings, dotted, placeholders
 from tangent_ad.staging.kind_values import (  # noqa: F401 (Kind, kind_of: this module's API too)
     _PYTHON_NUMBERS, BOTTOM, REAL, _REAL_SCALARS, Kind, _join, _result, float_kind,
-    is_python_float_like, is_real,
-    kind_of)
+    is_python_float_like, is_real, kind_of)
 
 class Outline:
     """What the kinds of a function's names follow, whatever the kinds of
@@ -103,8 +102,9 @@ class Kinds(ArrayRules):
         # the kinds are final: now the unit checks what each back receives
         # (a drop decided on a loop's first, passing kinds would stick)
         self.settled = True
-        for name, value in assigned:
-            self.of(value)
+        if self.backs:
+            for name, value in assigned:
+                self.of(value)
         self.names = {k: (None if v == BOTTOM else v) for k, v in self.names.items()}
 
     def is_placeholder(self, node):

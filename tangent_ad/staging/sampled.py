@@ -31,6 +31,8 @@ FUNCTIONS = frozenset(f"np.{name}" for name in (
 # np.where with one argument is np.nonzero: only its three-argument form
 _ARGUMENTS = {"np.where": 3}
 MAX_ENTRIES = 1 << 20  # a larger result is not worth computing for its kind
+# the adjoints of a concatenation and of a stack: one piece of g per array
+PIECES = frozenset({"unconcatenate", "unstack"})
 
 
 class _Unknown(Exception):
@@ -76,10 +78,6 @@ def item(kinds, call, index):
     if dotted(call.func) in PIECES and len(call.args) >= 2:
         return _piece(kinds, call, index)
     return None
-
-
-# the adjoints of a concatenation and of a stack: one piece of g per array
-PIECES = frozenset({"unconcatenate", "unstack"})
 
 
 def _piece(kinds, call, index):

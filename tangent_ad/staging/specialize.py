@@ -317,9 +317,9 @@ class _Rewriter(gast.NodeTransformer):
         def hits():
             return gast.Compare(left=clone(x), ops=[gast.Eq()], comparators=[clone(extreme)])
 
-        count = gast.Call(func=call("np.sum").func, args=[hits()], keywords=[
-            gast.keyword(arg="axis", value=const(axis.value)),
-            gast.keyword(arg="keepdims", value=const(True))])
+        count = call("np.sum", hits())
+        count.keywords = [gast.keyword(arg="axis", value=const(axis.value)),
+                          gast.keyword(arg="keepdims", value=const(True))]
         return gast.BinOp(left=gast.BinOp(left=g, op=gast.Mult(), right=hits()),
                           op=gast.Div(), right=count)
 
