@@ -1,5 +1,6 @@
 """show_source(g, *example_args): the code that a call with arguments of
 those kinds runs (issue 18: what show_source prints is what runs)."""
+import pytest
 import numpy as np
 
 import tangent_ad as tad
@@ -197,3 +198,64 @@ def test_a_max_kept_along_an_axis_routes_its_adjoint_written_out():
     np.testing.assert_allclose(g(tied, y), general.__wrapped__(tied, y), rtol=1e-12)
     x32 = x.astype(np.float32)  # float32: the helper stays (its dtype rule)
     assert g(x32, y.astype(np.float32)).dtype == np.float32
+
+
+def split_halves(x, W):
+    z = W @ np.concatenate([x, np.tanh(x)], axis=0)
+    n = np.shape(z)[0] // 2
+    cand, gate = np.split(z, [n])
+    return np.sum(np.tanh(cand) / (1.0 + np.exp(-gate)))
+
+
+def split_columns(x):
+    a, b, c = np.split(x * 2.0, [1, 3], axis=1)
+    joined = np.concatenate((np.sin(a), b * c[:, :2]), axis=1)
+    return np.sum(joined[:, 1:] ** 2) + np.sum(np.split(x, 2)[1])
+
+
+def _code(source):
+    """`source` without its comment lines (which quote the user's code)."""
+    return "\n".join(line for line in source.splitlines() if not line.strip().startswith("#"))
+
+
+def test_splits_and_their_adjoints_become_slices():
+    # staging/pieces.py: np.split -> a list of slices, the item-by-item adjoint
+    # of its pieces -> one np.concatenate, unconcatenate -> slices of g
+    rng = np.random.default_rng(8)
+    x, W = rng.normal(size=4), rng.normal(size=(6, 8))
+    g = tad.grad(split_halves, wrt=(0, 1))
+    shown, general = _code(tad.show_source(g, x, W)), _code(tad.show_source(g))
+    for helper in ("np.split(", "unindex(", "accumulate_at(", "unconcatenate("):
+        assert helper in general and helper not in shown, helper
+    assert "z[0:3], z[3:6]" in shown
+    for _ in range(3):
+        got = g(x, W)
+        np.testing.assert_allclose(got[0], numerical_grad(split_halves, (x, W), 0), rtol=1e-6)
+        np.testing.assert_allclose(got[1], numerical_grad(split_halves, (x, W), 1), rtol=1e-6)
+    x2 = rng.normal(size=(4, 5))
+    h = tad.grad(split_columns)
+    shown = _code(tad.show_source(h, x2))
+    assert "unconcatenate(" not in shown and "np.split(" not in shown
+    for _ in range(3):
+        np.testing.assert_allclose(h(x2), numerical_grad(split_columns, (x2,), 0), rtol=1e-6)
+    x32 = x2.astype(np.float32)
+    assert h(x32).dtype == np.float32 and h(x32).shape == (4, 5)
+    with pytest.raises(ValueError):  # unequal parts: the copy still refuses them
+        h(rng.normal(size=(5, 5)))
+
+
+def shifted(w, b, X):
+    return np.sum(np.tanh(X @ w + b))
+
+
+def test_an_array_adjoint_of_a_python_float_is_its_sum_as_a_float():
+    rng = np.random.default_rng(9)
+    w, X = rng.normal(size=3), rng.normal(size=(6, 3))
+    g = tad.grad(shifted, wrt=(0, 1))
+    shown = _code(tad.show_source(g, w, 0.5, X))
+    assert "float(np.sum(" in shown and "unbroadcast" not in shown
+    for _ in range(3):
+        got = g(w, 0.5, X)
+        assert type(got[1]) is float
+        np.testing.assert_allclose(got[1], numerical_grad(shifted, (w, 0.5, X), 1), rtol=1e-6)
+        np.testing.assert_allclose(got[0], numerical_grad(shifted, (w, 0.5, X), 0), rtol=1e-6)

@@ -73,6 +73,9 @@ class Kinds(ArrayRules):
                     unit is not None and unit.is_pullback(dotted(value.call.func)):
                 self.backs[name] = value.call if name not in self.backs else None
         self.names = {name: BOTTOM for name, _ in assigned}
+        self.values = {}  # name -> the values bound to it
+        for name, value in assigned:
+            self.values.setdefault(name, []).append(value)
         # the expression of each name bound once (``t = 1.0, 0.0``, what
         # ``x, v = 1.0, 0.0`` normalizes to; ``t2 = np.shape(xs)``), which
         # the rules for tuple items and shape entries look through
@@ -179,8 +182,11 @@ class Kinds(ArrayRules):
         tuple literal `t` and a constant `i`: the kind of its item."""
         if self._shape_entry(node) is not None:
             return Kind("int")
+        if isinstance(node.slice, gast.Slice) or isinstance(node.slice, gast.Tuple) and \
+                any(isinstance(e, gast.Slice) for e in node.slice.elts):
+            return sampled.sliced(self, node)
         literal = self._through(node.value)
-        if isinstance(literal, gast.Tuple):
+        if isinstance(literal, (gast.Tuple, gast.List)):  # bound once: never changed
             index = node.slice
             if isinstance(index, gast.Constant) and type(index.value) is int and \
                     -len(literal.elts) <= index.value < len(literal.elts) and \
@@ -249,6 +255,46 @@ class Kinds(ArrayRules):
         if func == "abs_slope" and len(args) == 1:
             return self._apply(np.sign, args)  # conj(sign) for complex: the same kind
         return None
+
+    def pieces(self, node):
+        """The kinds of the items of the list of arrays the name `node` holds
+        when it is the adjoint of a split's pieces, a tuple: built by
+        ``unindex(g, t, i)`` and ``accumulate_at(a, g, t, i)`` from the pieces
+        ``t`` of ``np.split``, each g of its piece's kind. None otherwise;
+        BOTTOM while a kind is not found yet."""
+        if not isinstance(node, gast.Name) or node.id not in self.values:
+            return None
+        items = None
+        for value in self.values[node.id]:
+            func = dotted(value.func) if isinstance(value, gast.Call) else None
+            shape = {"unindex": (0, 1, 2), "accumulate_at": (1, 2, 3)}.get(func)
+            if shape is None or len(value.args) != len(shape) + (func == "accumulate_at") or \
+                    value.keywords:
+                return None
+            g, parts, index = (value.args[i] for i in shape)
+            if func == "accumulate_at" and not (isinstance(value.args[0], gast.Name) and
+                                                value.args[0].id == node.id):
+                return None
+            split = self._through(parts)
+            if isinstance(split, (gast.List, gast.Tuple)):  # a split written as slices
+                found = tuple(self.of(e) for e in split.elts)
+                found = BOTTOM if BOTTOM in found else found
+            else:
+                found = sampled.split_pieces(self, split) if isinstance(split, gast.Call) \
+                    else None
+            if found == BOTTOM or not isinstance(found, tuple) or None in found:
+                return found if found == BOTTOM else None
+            position = self._static_int(index)
+            if items not in (None, found) or position is None or \
+                    not -len(found) <= position < len(found):
+                return None
+            kind = self.of(g)
+            if kind == BOTTOM:
+                return BOTTOM
+            if kind != found[position]:
+                return None
+            items = found
+        return items
 
     def _shape_entry(self, node):
         """The int ``np.shape(x)[i]`` (or ``x.shape[i]``) is, for an array

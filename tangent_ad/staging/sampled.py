@@ -71,13 +71,45 @@ def kind(kinds, node):
 
 def item(kinds, call, index):
     """The Kind of item `index` of what `call` returns, for the adjoints of
-    a concatenation and a stack (`PIECES`); None for other calls (a split's
-    pieces are not followed: its adjoint is a list the kinds do not type,
-    and a pullback copy whose result has a kind but whose back receives an
-    adjoint of none is dropped)."""
+    a concatenation and a stack (`PIECES`) and for ``np.split`` (whose
+    adjoint, a list, ``Kinds.pieces`` follows); None for other calls."""
     if dotted(call.func) in PIECES and len(call.args) >= 2:
         return _piece(kinds, call, index)
+    if dotted(call.func) in SPLITS:
+        return _split_piece(kinds, call, index)
     return None
+
+
+SPLITS = frozenset({"np.split", "np.array_split"})
+
+
+def split_pieces(kinds, call):
+    """The kinds of the pieces ``np.split(x, sections)`` returns, a tuple,
+    for an array `x` of a known kind and sections the kinds fix; None when
+    unknown, BOTTOM when an argument's kind is not found yet."""
+    if dotted(call.func) not in SPLITS or \
+            any(isinstance(a, gast.Starred) for a in call.args) or \
+            any(k.arg is None for k in call.keywords):
+        return None
+    try:
+        args = [_stand_in(kinds, a) for a in call.args]
+        options = {k.arg: _constant(k.value) for k in call.keywords}
+    except _Bottom:
+        return BOTTOM
+    except _Unknown:
+        return None
+    try:
+        pieces = getattr(np, dotted(call.func)[3:])(*args, **options)
+    except Exception:  # noqa: BLE001 - what NumPy refuses has no kind here
+        return None
+    return tuple(kind_of(np.ascontiguousarray(p)) for p in pieces)
+
+
+def _split_piece(kinds, call, index):
+    pieces = split_pieces(kinds, call)
+    if not isinstance(pieces, tuple):
+        return pieces
+    return pieces[index] if -len(pieces) <= index < len(pieces) else None
 
 
 def _piece(kinds, call, index):
@@ -97,6 +129,41 @@ def _piece(kinds, call, index):
     return part
 
 
+def sliced(kinds, node):
+    """The Kind of ``x[a:b]`` (or ``x[:, a:b]``, ...) for an array `x` of a
+    known kind and bounds the kinds fix; None when unknown."""
+    parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+    index = []
+    try:
+        for part in parts:
+            if isinstance(part, gast.Slice):
+                index.append(slice(*(None if b is None else _static(kinds, b)
+                                     for b in (part.lower, part.upper, part.step))))
+            else:
+                index.append(_static(kinds, part))
+        x = _stand_in(kinds, node.value)
+    except _Bottom:
+        return BOTTOM
+    except _Unknown:
+        return None
+    if not isinstance(x, np.ndarray):
+        return None
+    try:
+        out = x[tuple(index)]
+    except Exception:  # noqa: BLE001 - an index NumPy refuses has no kind here
+        return None
+    return kind_of(np.ascontiguousarray(out)) if isinstance(out, np.ndarray) else kind_of(out)
+
+
+def _static(kinds, node):
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        return -_static(kinds, node.operand)
+    value = kinds._static_int(node)
+    if value is None:
+        raise _Unknown
+    return value
+
+
 def _stand_in(kinds, node, depth=2):
     through = kinds._through(node)
     if isinstance(through, (gast.List, gast.Tuple)) and depth:
@@ -108,6 +175,10 @@ def _stand_in(kinds, node, depth=2):
         except _Unknown:
             pass
     found = kinds.of(node)
+    if found is None and depth:
+        found = kinds.pieces(node)  # a list of arrays: a split's adjoint
+        if isinstance(found, tuple):
+            return [_stand_in_of(k) for k in found]
     if found == BOTTOM:
         raise _Bottom
     if found is None:
@@ -117,6 +188,10 @@ def _stand_in(kinds, node, depth=2):
         if value is None:
             raise _Unknown
         return value
+    return _stand_in_of(found)
+
+
+def _stand_in_of(found):
     if found.box == "array":
         if found.size > MAX_ENTRIES:
             raise _Unknown

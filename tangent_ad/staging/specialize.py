@@ -5,6 +5,7 @@ for the kinds of the arguments of an actual call. Each rewrite keeps
 values, shapes and dtypes for those kinds:
 
 * ``unbroadcast(g, x)`` -> ``g`` when `g` has `x`'s kind,
+  -> ``float(np.sum(g, axis=(0,)))`` for an array `g` and a Python float `x`,
   -> ``g.sum(axis=0)`` when `x` is `g` without leading axes, and
   -> ``np.sum(g, axis=1, keepdims=True)`` when `x` has length 1 where `g`
   does not (``logits - np.max(logits, axis=1, keepdims=True)``);
@@ -48,7 +49,7 @@ import numpy as np
 
 from tangent_ad.naming import COMPLEX_NOTE
 from tangent_ad.nodes import call, call_name, clone, const, is_comment, walk
-from tangent_ad.staging import dead_restores
+from tangent_ad.staging import dead_restores, pieces
 from tangent_ad.staging.kinds import BOTTOM, Kind, Kinds, float_kind, is_python_float_like, is_real
 
 
@@ -60,6 +61,7 @@ def run(tree, params, unit=None, given=()):
     kinds = Kinds(tree, params, unit, given)
     fills = _fills(tree, kinds)
     real = bool(params) and all(is_real(k) for k in params.values())
+    pieces.run(tree, kinds, binding_counts(tree)[0])
     tree = _Rewriter(kinds, fills, unit, real, binding_counts(tree)).visit(tree)
     tree.body = [s for s in tree.body if not _scalar_check(s, kinds)]
     _drop_real_conversions(tree)
@@ -347,6 +349,11 @@ class _Rewriter(gast.NodeTransformer):
             return g  # see kinds.Kinds._adjoint_helper
         if is_python_float_like(kx) and kg.box in ("real", "scalar") and kg.dtype == np.float64:
             return call("float", g)  # what unbroadcast gives, without its checks
+        if is_python_float_like(kx) and kg.box == "array" and kg.shape and kg.dtype.kind == "f":
+            total = call("np.sum", g)  # summed over every axis, as unbroadcast does
+            total.keywords = [gast.keyword(arg="axis", value=gast.Tuple(
+                elts=[const(i) for i in range(len(kg.shape))], ctx=gast.Load()))]
+            return call("float", total)
         if kg.box == kx.box == "array" and kg.dtype == kx.dtype and kx.shape:
             lead = len(kg.shape) - len(kx.shape)
             if lead > 0 and kg.shape[lead:] == kx.shape:
