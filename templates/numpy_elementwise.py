@@ -14,7 +14,7 @@ as templates in ``numpy_reverse.py`` and ``numpy_forward.py``.
 import numpy as np
 
 from tangent_ad.rule_table import derivatives
-from tangent_ad.runtime import dsinc, unbroadcast  # noqa: F401 (read by the rows)
+from tangent_ad.runtime import dsinc, sigmoid, unbroadcast  # noqa: F401 (read by the rows)
 
 derivatives(globals(), {
     np.arccos: "-1.0 / np.sqrt(1.0 - x * x)",
@@ -46,6 +46,6 @@ derivatives(globals(), {
     np.tanh: "1.0 - y * y",
     # two arguments: one partial derivative each
     np.copysign: {"x1": "np.sign(x1) * np.sign(x2)", "x2": "0"},
-    np.logaddexp: {"x1": "np.exp(x1 - y)", "x2": "np.exp(x2 - y)"},
+    np.logaddexp: {"x1": "sigmoid(x1 - x2)", "x2": "sigmoid(x2 - x1)"},
     np.logaddexp2: {"x1": "np.exp2(x1 - y)", "x2": "np.exp2(x2 - y)"},
 })

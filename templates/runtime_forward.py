@@ -29,7 +29,7 @@ import numpy as np
 
 from tangent_ad.registry import tangent
 from tangent_ad.runtime import (
-    abs_slope, abs_slope_curvature, accumulate, broadcast_like, cast_like, conj_complex, d2sinc, digamma, dsinc,
+    abs_slope, abs_slope_curvature, accumulate, broadcast_like, cast_like, conj_complex, d2sinc, digamma, dsinc, sigmoid,
     float_argument, grad_cholesky, grad_dot_lhs, grad_dot_rhs, grad_eigh_pair, grad_einsum, grad_kron_lhs,
     grad_kron_rhs, grad_matmul_lhs, grad_matmul_rhs, grad_norm, grad_solve_lhs,
     grad_solve_rhs, grad_tensordot_lhs, grad_tensordot_rhs, inverse_permutation,
@@ -317,6 +317,11 @@ def segment_length_rule(result, n):
 @tangent(dsinc)
 def dsinc_rule(result, x):
     d[result] = d[x] * d2sinc(x)
+
+
+@tangent(sigmoid)
+def sigmoid_rule(result, x):
+    d[result] = d[x] * (result * (1.0 - result))
 
 
 @tangent(digamma)

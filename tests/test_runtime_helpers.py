@@ -266,3 +266,26 @@ def test_third_derivative_of_log_gamma():
 
     third = tad.grad(tad.grad(tad.grad(f)))
     assert third(2.5) == pytest.approx(2.0 * scipy_special.polygamma(2, 2.5), rel=1e-9)
+
+
+def test_sigmoid_is_the_slope_of_logaddexp_without_overflow():
+    x = np.array([-1000.0, -30.0, -1.5, 0.0, 2.0, 40.0, 1000.0])
+    with np.errstate(over="raise", invalid="raise", divide="raise"):  # no overflow
+        s = runtime.sigmoid(x)
+    exact = np.exp(x - np.logaddexp(0.0, x))
+    np.testing.assert_allclose(s, exact, rtol=4e-15, atol=0)
+    assert runtime.sigmoid(x.astype(np.float32)).dtype == np.float32
+    # its forward rule: the second derivative of logaddexp, against differences
+    rng = np.random.default_rng(3)
+    a, b = rng.normal(size=4), rng.normal(size=4)
+
+    def f(a, b):
+        return np.sum(np.logaddexp(a, b) * b)
+    hvp = tad.jvp(tad.grad(f, wrt=(1,)), wrt=(1,))
+    v = rng.normal(size=4)
+    got = hvp(a, b, 1.0, v)
+    got = got[-1] if isinstance(got, tuple) else got
+    step = 1e-6
+    grad = tad.grad(f, wrt=(1,))
+    expected = (grad(a, b + step * v) - grad(a, b - step * v)) / (2 * step)
+    np.testing.assert_allclose(got, expected, rtol=1e-6)

@@ -3,8 +3,8 @@
 Staging removes most helpers once the kinds of the arguments are known;
 the few left (``cast_like`` at the return, ``float_argument`` of an int
 argument, ``unbroadcast`` and ``zeros_like`` where a kind was not decided;
-``unindex`` and ``updated`` of basic indices; ``accumulate``, ``abs_slope``
-and ``iterated`` of numbers and arrays)
+``unindex`` and ``updated`` of basic indices; ``accumulate``, ``abs_slope``,
+``sigmoid`` and ``iterated`` of numbers and arrays)
 are written here for Numba with ``numba.extending.overload``: each picks,
 when Numba compiles the call, the case for its argument types, as the
 Python helper picks it at run time. A helper without a Numba version stops
@@ -48,6 +48,7 @@ iterated = _stand_in(runtime.iterated)
 unindex = _stand_in(runtime.unindex)
 updated = _stand_in(runtime.updated)
 accumulate_at = _stand_in(runtime.accumulate_at)
+sigmoid = _stand_in(runtime.sigmoid)
 zeroed = _stand_in(runtime.zeroed)
 conj_complex = _stand_in(runtime.conj_complex)
 uniterated = _stand_in(runtime.uniterated)
@@ -172,6 +173,22 @@ def _abs_slope(x):
     return None
 
 
+@overload(sigmoid)
+def _sigmoid(x):
+    """1 / (1 + exp(-x)) from exp(-|x|), for a real number or array."""
+    if isinstance(x, types.Float):
+        def logistic(x):
+            small = np.exp(-abs(x))
+            return (1.0 if x >= 0 else small) / (1.0 + small)
+        return logistic
+    if isinstance(x, types.Array) and isinstance(x.dtype, types.Float):
+        def logistic_array(x):
+            small = np.exp(-np.abs(x))
+            return np.where(x >= 0, 1.0, small) / (1.0 + small)
+        return logistic_array
+    return None
+
+
 @overload(accumulate)
 def _accumulate(a, b):
     """a + b for numbers and arrays (containers: no Numba version)."""
@@ -257,7 +274,7 @@ def _uniterated(g, items):
 _VERSIONS = {id(getattr(runtime, f.__name__)): f for f in (
     cast_like, float_argument, zeros_like, zero_tangent, unbroadcast, ensure_real,
     ensure_scalar, size_of, abs_slope, accumulate, iterated, unindex, updated,
-    accumulate_at, zeroed, conj_complex, uniterated)}
+    accumulate_at, zeroed, conj_complex, uniterated, sigmoid)}
 
 
 def namespace(ns):

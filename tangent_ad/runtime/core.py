@@ -12,7 +12,7 @@ from tangent_ad.errors import NonScalarOutputError, UnsupportedSyntaxError
 from tangent_ad.runtime.arrays import as_array, is_foreign_array, scatter_add, size_of
 from tangent_ad.runtime.structures import accumulate, rebuild, unindex_container, zeros_like
 
-__all__ = ["ensure_scalar", "ensure_real", "unbroadcast", "unplus", "untimes", "unreduce", "unreduce_mean", "unindex", "accumulate_at", "inverse_permutation", "conj_complex", "abs_slope", "dsinc", "digamma"]
+__all__ = ["ensure_scalar", "ensure_real", "unbroadcast", "unplus", "untimes", "unreduce", "unreduce_mean", "unindex", "accumulate_at", "inverse_permutation", "conj_complex", "abs_slope", "dsinc", "sigmoid", "digamma"]
 
 
 _ndarray = np.ndarray
@@ -316,6 +316,18 @@ def dsinc(x):
     safe = np.where(x == 0, 1.0, x)
     slope = (np.cos(np.pi * safe) - np.sinc(safe)) / safe
     return _like(np.where(x == 0, 0.0, slope), x)
+
+
+def sigmoid(x):
+    """The logistic function 1 / (1 + exp(-x)), the slope of
+    ``np.logaddexp(a, x)`` at ``x - a``: computed from exp(-|x|), which
+    never overflows.
+
+    >>> sigmoid(np.array([-800.0, 0.0, 800.0]))
+    array([0. , 0.5, 1. ])
+    """
+    small = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1.0, small) / (1.0 + small)
 
 
 def digamma(x):

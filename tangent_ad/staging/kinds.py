@@ -252,6 +252,8 @@ class Kinds(ArrayRules):
             return kind if kind in (None, BOTTOM) else float_kind(kind)
         if func == "accumulate" and len(args) == 2:  # a number or an array: a sum
             return self._apply(_BINARY[gast.Add], args)
+        if func == "sigmoid" and len(args) == 1:  # np.where(x >= 0, 1.0, e) / (1.0 + e)
+            return self._apply(np.exp, args)
         if func == "abs_slope" and len(args) == 1:
             return self._apply(np.sign, args)  # conj(sign) for complex: the same kind
         return None
