@@ -136,7 +136,9 @@ def sliced(kinds, node):
     index = []
     try:
         for part in parts:
-            if isinstance(part, gast.Slice):
+            if isinstance(part, gast.Constant) and part.value is None:
+                index.append(None)  # a new axis of length 1
+            elif isinstance(part, gast.Slice):
                 index.append(slice(*(None if b is None else _static(kinds, b)
                                      for b in (part.lower, part.upper, part.step))))
             else:
