@@ -259,3 +259,18 @@ def test_an_array_adjoint_of_a_python_float_is_its_sum_as_a_float():
         assert type(got[1]) is float
         np.testing.assert_allclose(got[1], numerical_grad(shifted, (w, 0.5, X), 1), rtol=1e-6)
         np.testing.assert_allclose(got[0], numerical_grad(shifted, (w, 0.5, X), 0), rtol=1e-6)
+
+
+def log_softmax_rows(x, y):
+    return np.sum(y * (x - np.log(np.sum(np.exp(x), axis=1, keepdims=True))))
+
+
+def test_a_sum_of_negations_is_the_negated_sum():
+    rng = np.random.default_rng(10)
+    x, y = rng.normal(size=(5, 4)), rng.uniform(size=(5, 4))
+    g = tad.grad(log_softmax_rows)
+    general, shown = _code(tad.show_source(g)), _code(tad.show_source(g, x, y))
+    assert "-np.sum(" in shown and "np.sum(-" not in shown
+    for _ in range(3):
+        np.testing.assert_allclose(g(x, y), numerical_grad(log_softmax_rows, (x, y), 0),
+                                   rtol=1e-6)

@@ -28,6 +28,8 @@ values, shapes and dtypes for those kinds:
   array) meets arithmetic: ``f * y`` -> ``y * s`` and ``f / y`` ->
   ``s / y`` for a `y` of `f`'s kind, ``f * c`` -> ``np.full_like(x, s * c)``
   and ``-f`` -> ``np.full_like(x, -s)``;
+* ``np.sum(-x, ...)`` -> ``-np.sum(x, ...)`` for a float array `x` (the
+  negation of the small result, not of x);
 * ``accumulate(a, b)`` -> ``a + b`` for numbers and arrays (a known kind
   is never a container);
 * ``zeros_like(x)`` -> ``0.0`` for a Python float, ``np.zeros((2, 3))``
@@ -253,6 +255,10 @@ class _Rewriter(gast.NodeTransformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         func, args = call_name(node), node.args
+        if func == "np.sum" and len(args) == 1 and isinstance(args[0], gast.UnaryOp) and \
+                isinstance(args[0].op, gast.USub) and _inexact_array(self.kinds.of(args[0].operand)):
+            node.args = [args[0].operand]  # the sum of negations is the negated sum, exactly
+            return gast.UnaryOp(op=gast.USub(), operand=node)
         if node.keywords:
             return node
         if func == "unbroadcast" and len(args) == 2:
@@ -387,6 +393,10 @@ class _Rewriter(gast.NodeTransformer):
         if ranks == (2, 1):
             return _outer(g, b) if lhs else _matmul(g, a)
         return _matmul(b, g) if lhs else _outer(a, g)
+
+
+def _inexact_array(kind):
+    return kind not in (None, BOTTOM) and kind.box == "array" and kind.dtype.kind in "fc"
 
 
 def _outer(column, row):
