@@ -48,25 +48,39 @@ def kind(kinds, node):
     ``kinds.Kinds`` of its function; None when unknown, BOTTOM when an
     argument's kind is not found yet."""
     func = dotted(node.func)
-    if func not in FUNCTIONS or _ARGUMENTS.get(func, len(node.args)) != len(node.args) or \
-            any(isinstance(a, gast.Starred) for a in node.args) or \
-            any(k.arg is None for k in node.keywords):
+    if func not in FUNCTIONS or _ARGUMENTS.get(func, len(node.args)) != len(node.args):
         return None
-    try:
-        args = [_stand_in(kinds, a) for a in node.args]
-        options = {k.arg: _constant(k.value) for k in node.keywords}
-    except _Bottom:
-        return BOTTOM
-    except _Unknown:
-        return None
-    try:
-        with np.errstate(all="ignore"):
-            out = getattr(np, func[3:])(*args, **options)
-    except Exception:  # noqa: BLE001 - what NumPy refuses has no kind here
-        return None
+    out = _run(kinds, node)
+    if out is BOTTOM or out is _FAILED:
+        return None if out is _FAILED else BOTTOM
     if isinstance(out, np.ndarray) and out.size > MAX_ENTRIES:
         return None
     return kind_of(out)
+
+
+_FAILED = object()  # what `_run` returns when the call has no kind
+
+
+def _run(kinds, call):
+    """What the NumPy function `call` calls returns on stand-ins of its
+    arguments' kinds; BOTTOM while one is not found yet, `_FAILED` when an
+    argument has no stand-in (or is ``*args``, ``**kwargs``) or NumPy
+    refuses them."""
+    if any(isinstance(a, gast.Starred) for a in call.args) or \
+            any(k.arg is None for k in call.keywords):
+        return _FAILED
+    try:
+        args = [_stand_in(kinds, a) for a in call.args]
+        options = {k.arg: _constant(k.value) for k in call.keywords}
+    except _Bottom:
+        return BOTTOM
+    except _Unknown:
+        return _FAILED
+    try:
+        with np.errstate(all="ignore"):
+            return getattr(np, dotted(call.func)[3:])(*args, **options)
+    except Exception:  # noqa: BLE001 - what NumPy refuses has no kind here
+        return _FAILED
 
 
 def item(kinds, call, index):
@@ -87,21 +101,11 @@ def split_pieces(kinds, call):
     """The kinds of the pieces ``np.split(x, sections)`` returns, a tuple,
     for an array `x` of a known kind and sections the kinds fix; None when
     unknown, BOTTOM when an argument's kind is not found yet."""
-    if dotted(call.func) not in SPLITS or \
-            any(isinstance(a, gast.Starred) for a in call.args) or \
-            any(k.arg is None for k in call.keywords):
+    if dotted(call.func) not in SPLITS:
         return None
-    try:
-        args = [_stand_in(kinds, a) for a in call.args]
-        options = {k.arg: _constant(k.value) for k in call.keywords}
-    except _Bottom:
-        return BOTTOM
-    except _Unknown:
-        return None
-    try:
-        pieces = getattr(np, dotted(call.func)[3:])(*args, **options)
-    except Exception:  # noqa: BLE001 - what NumPy refuses has no kind here
-        return None
+    pieces = _run(kinds, call)
+    if pieces is BOTTOM or pieces is _FAILED:
+        return None if pieces is _FAILED else BOTTOM
     return tuple(kind_of(np.ascontiguousarray(p)) for p in pieces)
 
 
