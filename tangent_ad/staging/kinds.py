@@ -269,11 +269,11 @@ class Kinds(ArrayRules):
         items = None
         for value in self.values[node.id]:
             func = dotted(value.func) if isinstance(value, gast.Call) else None
-            shape = {"unindex": (0, 1, 2), "accumulate_at": (1, 2, 3)}.get(func)
-            if shape is None or len(value.args) != len(shape) + (func == "accumulate_at") or \
+            where = {"unindex": (0, 1, 2), "accumulate_at": (1, 2, 3)}.get(func)  # g, t, i
+            if where is None or len(value.args) != len(where) + (func == "accumulate_at") or \
                     value.keywords:
                 return None
-            g, parts, index = (value.args[i] for i in shape)
+            g, parts, index = (value.args[i] for i in where)
             if func == "accumulate_at" and not (isinstance(value.args[0], gast.Name) and
                                                 value.args[0].id == node.id):
                 return None

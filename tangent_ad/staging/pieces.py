@@ -3,7 +3,7 @@
 Two rewrites of a specialized copy (``specialize.py`` runs this pass):
 
 * ``unconcatenate(g, [a, b], axis)``, the adjoint of
-  ``np.concatenate([a, b], axis)``, -> ``(g[0:16], g[16:32])`` for arrays
+  ``np.concatenate([a, b], axis)``, -> ``[g[0:16], g[16:32]]`` for arrays
   of known kinds of g's rank and dtype: the slices the helper would cut;
 * the adjoint of ``cand, gate = np.split(z, [n])``, built item by item::
 
@@ -40,7 +40,8 @@ def run(tree, kinds, counts):
 
 
 def _slices(call, kinds):
-    """``unconcatenate(g, parts, axis)`` as a tuple of slices of g, or None."""
+    """``unconcatenate(g, parts, axis)`` as the list of slices of g it
+    returns, or None."""
     args = call.args
     if call.keywords or not 2 <= len(args) <= 3 or not isinstance(args[0], gast.Name):
         return None
@@ -61,7 +62,7 @@ def _slices(call, kinds):
     for k in found:
         pieces.append(_cut(args[0].id, axis, start, start + k.shape[axis]))
         start += k.shape[axis]
-    return gast.Tuple(elts=pieces, ctx=gast.Load())
+    return gast.List(elts=pieces, ctx=gast.Load())
 
 
 def _split(call, kinds):
