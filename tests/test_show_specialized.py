@@ -274,3 +274,24 @@ def test_a_sum_of_negations_is_the_negated_sum():
     for _ in range(3):
         np.testing.assert_allclose(g(x, y), numerical_grad(log_softmax_rows, (x, y), 0),
                                    rtol=1e-6)
+
+
+def cosine_steps(x, n):
+    for i in range(n):
+        x = np.cos(x) + 0.1 * x
+    return x
+
+
+def test_a_python_float_argument_keeps_its_kind_at_the_boundary():
+    # ``x_arg = x`` copies the argument before the loop makes x an np.float64:
+    # its kind is the argument's, so the result is float(bx), not cast_like
+    g = tad.grad(cosine_steps)
+    general, shown = _code(tad.show_source(g)), _code(tad.show_source(g, 0.3, 5))
+    assert "cast_like(" in general and "cast_like(" not in shown
+    assert "return float(bx)" in shown and "x_arg" not in shown
+    for _ in range(3):
+        got = g(0.3, 5)
+        assert type(got) is float
+        np.testing.assert_allclose(got, numerical_grad(cosine_steps, (0.3, 5), 0), rtol=1e-7)
+    assert type(g(np.float64(0.3), 5)) is np.float64  # another kind: another copy
+    np.testing.assert_allclose(g(np.float64(0.3), 5), g(0.3, 5), rtol=1e-15)

@@ -86,6 +86,14 @@ class Kinds(ArrayRules):
                        if counts[name] == 1 and name not in params and
                        isinstance(value, gast.expr)}
         self.names.update(params)
+        # ``x_arg = x`` before anything binds x (the boundary's copy of an
+        # argument, ``ad/boundary.py``): the parameter's kind, whatever x
+        # is bound to later
+        copies = _entry_copies(fdef, params, counts)
+        self.names.update({name: params[copies[name]] for name in copies})
+        assigned = [(name, value) for name, value in assigned if name not in copies]
+        for name in copies:
+            self.single.pop(name, None)
         # the module's data globals (``DT = 0.05``), whose kinds the staged
         # copy's guard checks on every call; a name bound anywhere in the
         # function (a nested function's parameter too) is not the global
@@ -337,6 +345,20 @@ class Kinds(ArrayRules):
         while depth and isinstance(node, gast.Name) and node.id in self.single:
             node, depth = self.single[node.id], depth - 1
         return node
+
+def _entry_copies(fdef, params, counts):
+    """{name: parameter} for the leading ``name = parameter`` statements of
+    `fdef` (each name bound once, no parameter rebound before them)."""
+    copies = {}
+    for stmt in fdef.body:
+        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
+                isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Name)
+                and stmt.value.id in params and stmt.targets[0].id not in params and
+                counts.get(stmt.targets[0].id) == 1):
+            break
+        copies[stmt.targets[0].id] = stmt.value.id
+    return copies
+
 
 def _zeros(args, static_int):
     """``np.zeros((2, 3))``, ``np.zeros((2, 3), np.float32)``, or with

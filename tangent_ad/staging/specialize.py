@@ -14,7 +14,8 @@ values, shapes and dtypes for those kinds:
   matrix-vector and outer-product forms for vectors, ``g[:, None] * b``);
 * a gradient's entry ``x = float_argument(x)`` goes for an inexact `x`, and
   ``cast_like(g, x)`` -> ``g`` when `g` has the kind it gives (the boundary
-  of ``ad/boundary.py``);
+  of ``ad/boundary.py``), -> ``float(g)`` for a real scalar `g` and a Python
+  number `x`;
 * ``np.size(x)`` -> its value; ``ensure_scalar(v)`` goes for a real scalar
   `v`, ``ensure_real(v)`` for a real `v`;
 * ``abs_slope(x)`` -> ``np.sign(x)`` and ``np.conj(x)`` -> ``x`` for a real `x`, and a gradient's closing
@@ -285,6 +286,9 @@ class _Rewriter(gast.NodeTransformer):
             kg, kx = self.kinds.of(args[0]), self.kinds.of(args[1])
             if kg is not None and kx is not None and kg == float_kind(kx) and kx.box != "real":
                 return args[0]  # the value already has the kind of its argument
+            if kx is not None and kx.box in ("float", "int") and kg is not None and \
+                    (kg.box == "real" or kg.box == "scalar" and kg.dtype == np.float64):
+                return call("float", args[0])  # what cast_like gives a Python number
             return node
         if func == "accumulate" and len(args) == 2 and None not in map(self.kinds.of, args):
             return gast.BinOp(left=args[0], op=gast.Add(), right=args[1])  # no container
@@ -306,7 +310,7 @@ class _Rewriter(gast.NodeTransformer):
     def _unreduce_max(self, node, g, extreme, x, axis, keepdims):
         """``unreduce_max(g, m, x, axis, True)`` of float64 arrays, `m` the
         max along a constant `axis` kept as length 1 and `g` of m's kind ->
-        ``g * (x == m) / np.sum(x == m, axis=axis, keepdims=True)``: the
+        ``(x == m) * (g / np.sum(x == m, axis=axis, keepdims=True))``: the
         helper's routing to the maxima, shared between ties, written out."""
         kg, km, kx = (self.kinds.of(n) for n in (g, extreme, x))
         if not (isinstance(keepdims, gast.Constant) and keepdims.value is True and
@@ -328,8 +332,9 @@ class _Rewriter(gast.NodeTransformer):
         count = call("np.sum", hits())
         count.keywords = [gast.keyword(arg="axis", value=const(axis.value)),
                           gast.keyword(arg="keepdims", value=const(True))]
-        return gast.BinOp(left=gast.BinOp(left=g, op=gast.Mult(), right=hits()),
-                          op=gast.Div(), right=count)
+        # the share g / count on the kept-axis array, then spread by the mask
+        return gast.BinOp(left=hits(), op=gast.Mult(),
+                          right=gast.BinOp(left=g, op=gast.Div(), right=count))
 
     def _zeros(self, node, x):
         """``zeros_like(x)`` -> ``0.0`` or ``np.zeros((2, 3))`` (a constant
