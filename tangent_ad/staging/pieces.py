@@ -24,7 +24,8 @@ from tangent_ad.staging.kinds import BOTTOM
 
 def run(tree, kinds, counts):
     """Rewrite `tree` in place for `kinds` (``kinds.Kinds``); `counts` maps
-    each name to how many times the tree binds it."""
+    each name to how many times the tree binds it (the split adjoints are
+    joined after the other rewrites, which add reads of g)."""
     for node in list(walk(tree)):
         func = dotted(getattr(node.value, "func", None)) if isinstance(node, gast.Assign) \
             else None
@@ -32,11 +33,15 @@ def run(tree, kinds, counts):
             node.value = _slices(node.value, kinds) or node.value
         elif func == "np.split":
             node.value = _split(node.value, kinds) or node.value
+    loads = {}  # name -> how many times the tree reads it
+    for node in walk(tree):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+            loads[node.id] = loads.get(node.id, 0) + 1
     for node in list(walk(tree)):
         for field in ("body", "orelse", "finalbody"):
             block = getattr(node, field, None)
             if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
-                setattr(node, field, _joined(block, kinds, counts))
+                setattr(node, field, _joined(block, kinds, counts, loads))
 
 
 def _slices(call, kinds):
@@ -102,11 +107,11 @@ def _cut(name, axis, lo, hi):
                                           type_comment=None), slice=index, ctx=gast.Load())
 
 
-def _joined(block, kinds, counts):
+def _joined(block, kinds, counts, loads):
     """`block` with each item-by-item split adjoint joined in one call."""
     out, i = [], 0
     while i < len(block):
-        found = _split_adjoint(block, i, kinds, counts)
+        found = _split_adjoint(block, i, kinds, counts, loads)
         if found is None:
             out.append(block[i])
             i += 1
@@ -117,7 +122,7 @@ def _joined(block, kinds, counts):
     return out
 
 
-def _split_adjoint(block, start, kinds, counts):
+def _split_adjoint(block, start, kinds, counts, loads):
     """(index of the concatenation, its rewritten statement) for the
     pattern of the module docstring starting at ``block[start]``; None."""
     first = block[start]
@@ -154,9 +159,8 @@ def _split_adjoint(block, start, kinds, counts):
     reads = [n for n in walk(user) if isinstance(n, gast.Name) and n.id == name]
     joins = [n for n in walk(user) if isinstance(n, gast.Call) and
              dotted(n.func) == "np.concatenate" and n.args and n.args[0] in reads]
-    if len(reads) != 1 or len(joins) != 1 or any(
-            isinstance(n, gast.Name) and n.id == name for stmt in block[i + 1:]
-            for n in walk(stmt)):
+    # read nowhere else in the tree: by the accumulate_at lines and this one
+    if len(reads) != 1 or len(joins) != 1 or loads.get(name) != bindings:
         return None
     joins[0].args[0] = gast.List(elts=[adjoints[p] for p in range(len(items))],
                                  ctx=gast.Load())
