@@ -73,9 +73,8 @@ class Kinds(ArrayRules):
                     unit is not None and unit.is_pullback(dotted(value.call.func)):
                 self.backs[name] = value.call if name not in self.backs else None
         self.names = {name: BOTTOM for name, _ in assigned}
-        self.values = {}  # name -> the values bound to it
-        for name, value in assigned:
-            self.values.setdefault(name, []).append(value)
+        self.assigned = assigned
+        self._values = None  # name -> the values bound to it, made by `pieces`
         # the expression of each name bound once (``t = 1.0, 0.0``, what
         # ``x, v = 1.0, 0.0`` normalizes to; ``t2 = np.shape(xs)``), which
         # the rules for tuple items and shape entries look through
@@ -272,10 +271,14 @@ class Kinds(ArrayRules):
         ``unindex(g, t, i)`` and ``accumulate_at(a, g, t, i)`` from the pieces
         ``t`` of ``np.split``, each g of its piece's kind. None otherwise;
         BOTTOM while a kind is not found yet."""
-        if not isinstance(node, gast.Name) or node.id not in self.values:
+        if self._values is None:
+            self._values = {}
+            for name, value in self.assigned:
+                self._values.setdefault(name, []).append(value)
+        if not isinstance(node, gast.Name) or node.id not in self._values:
             return None
         items = None
-        for value in self.values[node.id]:
+        for value in self._values[node.id]:
             func = dotted(value.func) if isinstance(value, gast.Call) else None
             where = {"unindex": (0, 1, 2), "accumulate_at": (1, 2, 3)}.get(func)  # g, t, i
             if where is None or len(value.args) != len(where) + (func == "accumulate_at") or \
@@ -331,6 +334,9 @@ class Kinds(ArrayRules):
         node = self._through(node)
         if isinstance(node, gast.Constant) and type(node.value) is int:
             return node.value
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+            value = self._static_int(node.operand)
+            return None if value is None else -value
         if isinstance(node, gast.BinOp) and type(node.op) in _INT_ARITHMETIC:
             left, right = self._static_int(node.left), self._static_int(node.right)
             if left is None or right is None or \

@@ -17,7 +17,7 @@ Two rewrites of a specialized copy (``specialize.py`` runs this pass):
 """
 import gast
 
-from tangent_ad.nodes import const, is_comment, walk
+from tangent_ad.nodes import const, is_comment, name, walk
 from tangent_ad.staging.bindings import dotted
 from tangent_ad.staging.kinds import BOTTOM
 
@@ -99,12 +99,12 @@ def _split(call, kinds):
                            for lo, hi in zip(bounds, bounds[1:])], ctx=gast.Load())
 
 
-def _cut(name, axis, lo, hi):
+def _cut(array, axis, lo, hi):
+    """``array[lo:hi]``, or ``array[:, lo:hi]``... along `axis`."""
     index = [gast.Slice(lower=None, upper=None, step=None)] * axis + \
         [gast.Slice(lower=const(lo), upper=const(hi), step=None)]
     index = index[0] if len(index) == 1 else gast.Tuple(elts=index, ctx=gast.Load())
-    return gast.Subscript(value=gast.Name(id=name, ctx=gast.Load(), annotation=None,
-                                          type_comment=None), slice=index, ctx=gast.Load())
+    return gast.Subscript(value=name(array), slice=index, ctx=gast.Load())
 
 
 def _joined(block, kinds, counts, loads):
@@ -128,7 +128,7 @@ def _split_adjoint(block, start, kinds, counts, loads):
     first = block[start]
     if not _binds(first, "unindex", 3):
         return None
-    name = first.targets[0].id
+    listed = first.targets[0].id
     items = kinds.pieces(first.targets[0])
     if not isinstance(items, tuple):
         return None
@@ -139,10 +139,10 @@ def _split_adjoint(block, start, kinds, counts, loads):
             i += 1
             continue
         if _binds(stmt, "unindex" if i == start else "accumulate_at", 3 if i == start else 4) \
-                and stmt.targets[0].id == name:
+                and stmt.targets[0].id == listed:
             g, index = stmt.value.args[-3], stmt.value.args[-1]
             position = kinds._static_int(index)
-            if position is None or any(isinstance(n, gast.Name) and n.id == name
+            if position is None or any(isinstance(n, gast.Name) and n.id == listed
                                        for n in walk(g)):
                 return None
             position %= len(items)
@@ -153,14 +153,14 @@ def _split_adjoint(block, start, kinds, counts, loads):
             i += 1
             continue
         break
-    if i == len(block) or len(adjoints) != len(items) or counts.get(name) != bindings:
+    if i == len(block) or len(adjoints) != len(items) or counts.get(listed) != bindings:
         return None
     user = block[i]  # the statement that concatenates the list: its only reader
-    reads = [n for n in walk(user) if isinstance(n, gast.Name) and n.id == name]
+    reads = [n for n in walk(user) if isinstance(n, gast.Name) and n.id == listed]
     joins = [n for n in walk(user) if isinstance(n, gast.Call) and
              dotted(n.func) == "np.concatenate" and n.args and n.args[0] in reads]
     # read nowhere else in the tree: by the accumulate_at lines and this one
-    if len(reads) != 1 or len(joins) != 1 or loads.get(name) != bindings:
+    if len(reads) != 1 or len(joins) != 1 or loads.get(listed) != bindings:
         return None
     joins[0].args[0] = gast.List(elts=[adjoints[p] for p in range(len(items))],
                                  ctx=gast.Load())

@@ -162,8 +162,6 @@ def sliced(kinds, node):
 
 
 def _static(kinds, node):
-    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
-        return -_static(kinds, node.operand)
     value = kinds._static_int(node)
     if value is None:
         raise _Unknown

@@ -64,8 +64,9 @@ def run(tree, params, unit=None, given=()):
     kinds = Kinds(tree, params, unit, given)
     fills = _fills(tree, kinds)
     real = bool(params) and all(is_real(k) for k in params.values())
-    pieces.run(tree, kinds, binding_counts(tree)[0])
-    tree = _Rewriter(kinds, fills, unit, real, binding_counts(tree)).visit(tree)
+    counts = binding_counts(tree)  # pieces only drops bindings: still an upper bound
+    pieces.run(tree, kinds, counts[0])
+    tree = _Rewriter(kinds, fills, unit, real, counts).visit(tree)
     tree.body = [s for s in tree.body if not _scalar_check(s, kinds)]
     _drop_real_conversions(tree)
     dead_restores.run(tree)
