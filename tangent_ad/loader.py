@@ -1,7 +1,7 @@
 """Load stage: turn generated source into a live function, or a module file.
 
 The source is compiled under a synthetic file name (``<tangent_ad dloss>``)
-registered in ``linecache``, so tracebacks, ``pdb`` and
+kept by ``texts`` (and in ``linecache``), so tracebacks, ``pdb`` and
 ``inspect.getsource`` all show the generated lines. The function runs in a
 namespace holding what it refers to: the user's functions and modules it
 uses, NumPy as ``np`` and the runtime helpers, and the module dicts from
@@ -9,13 +9,11 @@ which it reads the user's data globals when it runs (``scopes.read_live``).
 """
 import ast
 import builtins
-import linecache
 from dataclasses import dataclass
 
 import numpy as np
 
-from tangent_ad import runtime, scopes
-from tangent_ad.errors import UnsupportedSyntaxError
+from tangent_ad import runtime, scopes, texts
 from tangent_ad.live import LIVE_NAMES_KEY
 
 
@@ -53,8 +51,7 @@ def run(source, ctx, user_namespace=None, groups=None, deps=None, trees=()):
     tree = ast.parse(source)
     fname = tree.body[0].name
     filename = _unique_filename(fname, source)
-    lines = source.splitlines(keepends=True)
-    linecache.cache[filename] = (len(source), None, lines, filename)
+    texts.register(filename, source)
     user = ctx.namespace if user_namespace is None else user_namespace
     groups = [g for g in groups or () if g[0] is not None]
     reads = {defined: (scopes.live_key(i), own)
@@ -101,11 +98,7 @@ def _unique_filename(fname, source):
     with other options): each name must keep its own lines in linecache,
     which is where tracebacks, and tangent_ad reading generated code back
     (``tad.jvp(tad.grad(f))``), find them."""
-    filename, i = f"<tangent_ad {fname}>", 2
-    while filename in linecache.cache and \
-            "".join(linecache.cache[filename][2]) != source:
-        filename, i = f"<tangent_ad {fname} #{i}>", i + 1
-    return filename
+    return texts.unique_filename(f"<tangent_ad {fname}>", source)
 
 
 def _namespace(free_names, user, live_names=()):

@@ -25,14 +25,14 @@ A linear function's tangent is the function of the tangent:
 ``d[result] = np.flip(d[m], axis)``.
 
 The templates are ordinary ones (parsed, checked, shown and expanded as
-those of ``@adjoint``); their source is kept in ``linecache`` under a name
+those of ``@adjoint``); their source is kept by ``texts`` under a name
 that says which row wrote them.
 """
 import ast
 import itertools
-import linecache
 
 from tangent_ad.registry import REGISTRY, adjoint, broadcasting, tangent
+from tangent_ad import texts
 
 _ROWS = itertools.count(1)
 RESULT = "y"  # the name a table row gives the result
@@ -135,7 +135,7 @@ def _template(namespace, func, label, params, lines, mode, note=None):
     owner = getattr(getattr(func, "__self__", None), "name", None)  # scipy.stats.norm
     row = f"{owner}.{label}" if isinstance(owner, str) else label
     filename = f"<tangent_ad {mode} rule {module}.{row} #{next(_ROWS)}>"  # one per row
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    texts.register(filename, source)
     scope = {}
     exec(compile(source, filename, "exec"), namespace, scope)
     scope[label].__doc__ = note

@@ -31,7 +31,6 @@ makes the next order (``resolve`` hands forward mode the generated
 function behind ``__tangent_ad_function__``).
 """
 import inspect
-import linecache
 import types
 
 import numpy as np
@@ -40,6 +39,7 @@ from tangent_ad.errors import NonScalarOutputError, UnsupportedSyntaxError
 from tangent_ad.live import LIVE_KEY, LIVE_NAMES_KEY, current
 from tangent_ad.naming import label
 from tangent_ad.runtime.core import conj_complex
+from tangent_ad import texts
 
 
 def _generated(fn):
@@ -410,10 +410,8 @@ def _load(source, filename, namespace, name):
     a function is read back (differentiated) by its file's lines, so no
     two sources may share one (a gradient's caller with its seed and the
     one without, say)."""
-    base, i = filename, 2
-    while filename in linecache.cache and "".join(linecache.cache[filename][2]) != source:
-        filename, i = f"{base[:-1]} #{i}>", i + 1
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    filename = texts.unique_filename(filename, source)
+    texts.register(filename, source)
     namespace["__name__"] = "tangent_ad.second_order"
     exec(compile(source, filename, "exec"), namespace)
     fn = namespace[name]

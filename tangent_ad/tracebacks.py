@@ -11,9 +11,10 @@ default printer cannot show for code that has no file on disk.
 """
 import ast
 import inspect
-import linecache
 import re
 import textwrap
+
+from tangent_ad import texts
 
 GENERATED_PREFIX = "<tangent_ad "
 _GRAD_OF = re.compile(r"^\s*# (Grad of|Inserted grad code): (.*)$")
@@ -49,7 +50,7 @@ def annotate(exc):
 
 def _note(frame, lineno):
     filename = frame.f_code.co_filename
-    lines = linecache.getlines(filename)
+    lines = texts.lines(filename)
     if not 0 < lineno <= len(lines):
         return ""
     text = lines[lineno - 1].strip()
@@ -76,7 +77,7 @@ def _note(frame, lineno):
 def user_line(frame):
     """``(file, line, text)`` of the user's line that the generated code
     running in `frame` derives from, or None."""
-    lines = linecache.getlines(frame.f_code.co_filename)
+    lines = texts.lines(frame.f_code.co_filename)
     if not 0 < frame.f_lineno <= len(lines):
         return None
     primal = _primal(frame)
@@ -89,7 +90,7 @@ def user_line(frame):
     if found is None:  # a forward-mode temporary: the function's own line
         code = primal.__code__
         found = (code.co_filename, code.co_firstlineno,
-                 linecache.getline(code.co_filename, code.co_firstlineno).strip())
+                 _line(code.co_filename, code.co_firstlineno))
     return found
 
 
@@ -155,7 +156,7 @@ def _find(primal, statement, kind):
     """``(file, line, text)`` of the statement of `primal` matching a
     ``# Grad of:`` text, or the one assignment to a forward-pass name."""
     try:
-        source, start = inspect.getsourcelines(primal)
+        source, start = texts.function_lines(primal) or inspect.getsourcelines(primal)
     except (OSError, TypeError):
         return None
     text = textwrap.dedent("".join(source))
@@ -185,3 +186,9 @@ def _find(primal, statement, kind):
     node = min(matches, key=lambda n: n.lineno)
     line = start + node.lineno - 1
     return (primal.__code__.co_filename, line, source[node.lineno - 1].strip())
+
+
+def _line(filename, lineno):
+    """Line `lineno` of `filename`, stripped ('' past its end)."""
+    lines = texts.lines(filename)
+    return lines[lineno - 1].strip() if 0 < lineno <= len(lines) else ""

@@ -19,10 +19,10 @@ derivative. ``wrt`` counts the call's positional arguments (as JAX's
 import inspect
 import itertools
 import keyword
-import linecache
 
 from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.naming import label
+from tangent_ad import texts
 
 _VARIADIC = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD,
              inspect.Parameter.KEYWORD_ONLY)
@@ -148,7 +148,7 @@ def _plain(func, params, call):
     header = f"{name}_call"
     source = f"def {header}({', '.join(params)}):\n    return {name}({call})\n"
     filename = f"<tangent_ad call of {name} #{next(_COUNTER)}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    texts.register(filename, source)
     namespace = {name: func, "__name__": getattr(func, "__module__", None) or "__main__"}
     exec(compile(source, filename, "exec"), namespace)
     return namespace[header]

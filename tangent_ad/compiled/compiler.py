@@ -7,7 +7,6 @@ compiled kernel with the source Numba compiled. Whatever Numba refuses
 becomes a `CompileError` that names the user's line and the construct:
 never a Numba traceback.
 """
-import linecache
 import re
 import dataclasses
 import time
@@ -21,6 +20,7 @@ from tangent_ad import emit, tracebacks
 from tangent_ad.errors import CompileError
 from tangent_ad.compiled import disk_cache, numba_form
 from tangent_ad.nodes import walk
+from tangent_ad import texts
 
 BACKENDS = ("numba",)
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -171,7 +171,7 @@ def _compile_form(numba, form, namespace, live_values, primal, args, label):
     if filename is None:  # not cached: compiled from the text alone
         source = source_of(form)
         filename = f"<tangent_ad {tree.name} {label}>"
-        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        texts.register(filename, source)
     else:  # Numba's cache finds the globals of what it loads by module name
         ns = disk_cache.module_namespace(filename, ns)
     start = time.perf_counter()

@@ -10,10 +10,10 @@ when two lambdas still cannot be told apart, it is refused. The lambda
 the user's own line numbers, so errors point at the lambda.
 """
 import inspect
-import linecache
 
 import gast
 
+from tangent_ad import texts
 from tangent_ad.errors import SourceUnavailableError, UnsupportedSyntaxError
 
 NAME = "lambda_"  # the def an unnamed lambda becomes: its gradient is ``dlambda__dw``
@@ -28,7 +28,7 @@ def parse_lambda(func):
     indentation, lines) for its ``SourceInfo``."""
     code = func.__code__
     filename = inspect.getsourcefile(func) or code.co_filename
-    lines = linecache.getlines(filename, func.__globals__)
+    lines = texts.lines(filename, func.__globals__)
     if not lines:
         raise SourceUnavailableError(
             f"cannot read the source of the lambda defined at {code.co_filename}:"

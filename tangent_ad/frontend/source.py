@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import gast
 
+from tangent_ad import texts
 from tangent_ad.errors import SourceUnavailableError, UnsupportedSyntaxError
 from tangent_ad.frontend import lambdas, wrappers
 
@@ -102,6 +103,15 @@ def _check_current(node, code, name, info):
                  "ask for the derivative again")
 
 
+def _source_lines(own):
+    """(file name, (lines, first line)) of the function or code object
+    `own`: text tangent_ad wrote and kept (``texts``), else the file's."""
+    kept = texts.function_lines(own)
+    if kept is not None:
+        return getattr(own, "__code__", own).co_filename, kept
+    return inspect.getsourcefile(own) or inspect.getfile(own), inspect.getsourcelines(own)
+
+
 def parse_function(func):
     """Parse `func`'s source into a gast FunctionDef and its SourceInfo.
 
@@ -143,8 +153,7 @@ def parse_function(func):
     own = func.__code__ if hasattr(func, "__wrapped__") and \
         getattr(func, "__tangent_ad__", None) is None else func
     try:
-        filename = inspect.getsourcefile(own) or inspect.getfile(own)
-        lines, first_line = inspect.getsourcelines(own)
+        filename, (lines, first_line) = _source_lines(own)
     except (OSError, TypeError) as exc:
         raise SourceUnavailableError(
             f"cannot read the source of {name}: {exc}",

@@ -21,7 +21,6 @@ Its derivative in ``x`` is that of a call of a gradient (second_order.py).
 import ast
 import copy
 import itertools
-import linecache
 import types
 
 import gast
@@ -29,6 +28,7 @@ import gast
 from tangent_ad.frontend import closures
 from tangent_ad.naming import label
 from tangent_ad.nodes import located, name, walk
+from tangent_ad import texts
 
 _COUNTER = itertools.count(1)
 
@@ -186,7 +186,7 @@ def _load(name, params, body, module_globals, cells=None):
     source = ast.unparse(ast.fix_missing_locations(ast.Module(body=[fdef], type_ignores=[])))
     source += "\n"
     filename = f"<tangent_ad lifted {name} {next(_COUNTER)}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    texts.register(filename, source)
     parsed = ast.parse(source)
     if cells:  # the same lines one def in, so that the code of `name` reads the cells
         outer = ast.FunctionDef(

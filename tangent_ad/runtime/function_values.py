@@ -25,10 +25,11 @@ tangent_ad.api hands this module its transforms when it loads
 code that calls no function value needs NumPy only.
 """
 import itertools
-import linecache
 import weakref
 
 import numpy as np
+
+from tangent_ad import texts
 
 __all__ = ["call_value", "vjp_function", "jvp_function"]
 
@@ -180,6 +181,6 @@ def _readable(name, source, namespace):
     """The function `name` defined by `source`, its text in ``linecache``
     (tangent_ad reads the source of what it differentiates)."""
     filename = f"<tangent_ad function value {next(_COUNTER)}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    texts.register(filename, source)
     exec(compile(source, filename, "exec"), namespace)
     return namespace[name]

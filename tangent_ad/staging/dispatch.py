@@ -27,7 +27,6 @@ derivative again) refers to; `variants` lists the copies' sources.
 import ast
 import copy
 import inspect
-import linecache
 import re
 import types
 
@@ -45,6 +44,7 @@ from tangent_ad.staging.kinds import Kinds, kind_of
 from tangent_ad.staging.unit import OUTPUT_ADJOINT, Unit
 from tangent_ad.compiled import compiler
 from tangent_ad.errors import CompileError
+from tangent_ad import texts
 
 CALLS_BEFORE_STAGING = 2  # calls with the same kinds before a copy is written
 MAX_VARIANTS = 8          # copies per derivative; more kinds run the general one
@@ -379,7 +379,7 @@ class _Stager:
 
     def _compile(self, source, label):
         filename = f"<tangent_ad {self.name} {label}>"
-        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        texts.register(filename, source)
         live = (LIVE_KEY, self.ns.get(LIVE_NAMES_KEY, ()))  # the copies read globals live too
         tree = scopes.read_live(ast.parse(source), lambda name: live)
         exec(compile(tree, filename, "exec"), self.ns)

@@ -38,6 +38,7 @@ import textwrap
 
 import gast
 
+from tangent_ad import texts
 from tangent_ad.errors import InternalError, TemplateError
 from tangent_ad.nodes import call, clone, name, walk
 from tangent_ad.templating.signatures import signature_of
@@ -48,7 +49,9 @@ NO_DEFAULT = object()  # in `parse`'s defaults: the parameter has none
 @functools.lru_cache(maxsize=None)
 def parse(template):
     """(parameter names, defaults, body) of `template`, parsed once."""
-    source = textwrap.dedent(inspect.getsource(template))
+    kept = texts.function_lines(template)  # a rule table's row (``rule_table``)
+    text = "".join(kept[0]) if kept is not None else inspect.getsource(template)
+    source = textwrap.dedent(text)
     fdef = gast.parse(source).body[0]
     params = [a.id for a in fdef.args.args]
     defaults = [NO_DEFAULT] * (len(params) - len(fdef.args.defaults)) + \
