@@ -12,7 +12,7 @@ them; the meet is union. On top of it:
 
 Results are plain dicts keyed by CFG node; nothing is stored on the tree.
 """
-import collections
+import heapq
 
 from tangent_ad.limits import rounds
 
@@ -40,15 +40,21 @@ def solve(graph, transfer, *, forward, start=frozenset(), empty=frozenset()):
     into = {n: empty for n in nodes}
     out = {n: empty for n in nodes}
     seed = graph.entry if forward else graph.exit
-    work = collections.deque(nodes if forward else reversed(nodes))
-    queued = set(work)
+    # the pending node earliest in the direction of flow goes first: a loop
+    # settles before the code upstream of it is visited again, so each
+    # straight stretch is visited about once however many loops follow it
+    # (first in, first out visited everything upstream once per loop)
+    rank = {n: i if forward else -i for i, n in enumerate(nodes)}
+    work = [(rank[n], i) for i, n in enumerate(nodes)]
+    heapq.heapify(work)
+    queued = set(nodes)
     as_facts = (lambda v: v) if isinstance(empty, int) else frozenset
     edges = sum(len(n.next) for n in nodes)
     universe = len(start) + sum(len(n.defs) + len(n.uses) + len(n.sources) for n in nodes)
     for _ in rounds("the dataflow worklist", len(nodes) + edges * (universe + 2)):
         if not work:
             break
-        node = work.popleft()
+        node = nodes[heapq.heappop(work)[1]]
         queued.discard(node)
         sources = node.prev if forward else node.next
         if len(sources) == 1 and node is not seed:
@@ -63,7 +69,8 @@ def solve(graph, transfer, *, forward, start=frozenset(), empty=frozenset()):
             out[node] = new
             for dst in (node.next if forward else node.prev):
                 if dst not in queued:
-                    work.append(dst)
+                    key = rank[dst]
+                    heapq.heappush(work, (key, key if forward else -key))
                     queued.add(dst)
     return into, out
 
