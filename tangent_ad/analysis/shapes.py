@@ -138,7 +138,7 @@ def _definitions(tree, adjoints):
         elif isinstance(target, gast.Starred):
             add(target.value, None)
 
-    for node in walk(tree):  # a parameter is defined on entry, as itself
+    for node in [tree, *statements(tree)]:  # a parameter is defined on entry, as itself
         if isinstance(node, gast.FunctionDef):
             for arg in node.args.args:
                 add(arg, gast.Name(id=arg.id, ctx=gast.Load(), annotation=None,
