@@ -16,7 +16,7 @@ Each stage is one module with a ``run(tree, ctx)`` function. With
 """
 import gast
 
-from tangent_ad import emit, live, loader
+from tangent_ad import collector, emit, live, loader
 from tangent_ad.ad import boundary, forward, reverse
 from tangent_ad.analysis import activity
 from tangent_ad.context import Context
@@ -40,6 +40,7 @@ MODES = {"reverse": (reverse, "gradient", "pullback"),
          "forward": (forward, "jvp", "jvp")}
 
 
+@collector.paused
 def transform(func, *, wrt, mode="reverse", optimized=True,
               preserve_result=False, verbose=0, kind=None, has_aux=False, scalar=False,
               conjugate=True, inline_calls=False):

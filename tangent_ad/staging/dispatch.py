@@ -33,7 +33,7 @@ import types
 import gast
 import numpy as np
 
-from tangent_ad import emit, progress, scopes, tracebacks
+from tangent_ad import collector, emit, progress, scopes, tracebacks
 from tangent_ad.live import LIVE_KEY, LIVE_NAMES_KEY, rules_version_cell
 from tangent_ad.naming import COMMENT_MARKER
 from tangent_ad.nodes import copy_tree
@@ -235,6 +235,7 @@ class _Stager:
                   f"    return _tad_general({arguments})\n")
         return self._compile(source, "general, guarded").__code__
 
+    @collector.paused
     def _variant(self, key):
         """The copy of the derivative for argument kinds `key`, with copies
         of the pullbacks it calls (the general derivative when specializing
