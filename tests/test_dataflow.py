@@ -1,10 +1,13 @@
 """The control-flow graph and the analyses of the generic worklist solver."""
 import itertools
+import sys
 import textwrap
+from pathlib import Path
 
 import gast
 import pytest
 
+import tangent_ad as tad
 from tangent_ad.analysis import cfg, dataflow
 from tangent_ad.errors import InternalError
 
@@ -110,3 +113,57 @@ def test_a_loop_that_runs_zero_times_keeps_the_target_value_from_before():
         _node(graph, "return x * i")] if name == "i"}
     assert _node(graph, "i = 0") in defining
     assert "i" in dataflow.liveness(graph)[_node(graph, "i = 0")]
+
+
+def _sequential_loops(count):
+    lines = ["def f(x, n):", "    s = x"]
+    for k in range(count):
+        lines += [f"    t{k} = s * 2.0", "    for i in range(n):",
+                  f"        s = s + t{k} * x", f"    s = s - t{k}"]
+    lines.append("    return s")
+    return "\n".join(lines) + "\n"
+
+
+def _round_robin_liveness(graph):
+    """Liveness by sweeping every node until nothing changes: the reference."""
+    nodes = [graph.entry] + graph.nodes + [graph.exit]
+    after = {n: frozenset() for n in nodes}
+    before = {n: frozenset() for n in nodes}
+    changed = True
+    while changed:
+        changed = False
+        for node in reversed(nodes):
+            out = frozenset().union(*(before[s] for s in node.next))
+            new = (out - node.defs) | node.uses
+            if out != after[node] or new != before[node]:
+                after[node], before[node], changed = out, new, True
+    return after
+
+
+def test_the_worklist_order_gives_the_round_robin_fixed_point():
+    fdef, graph = _graph(_sequential_loops(24))
+    after, _ = dataflow.solve(graph, lambda node, live: (live - node.defs) | node.uses,
+                              forward=False)
+    assert after == _round_robin_liveness(graph)
+
+
+def test_dead_code_elimination_visits_each_node_a_few_times_however_many_loops(monkeypatch):
+    # first in, first out sent each late find of a loop (a value live only
+    # through the loop's back edge) up through all the code before it again:
+    # 4.2 visits per node with four blocks of long_function, 9.9 with twelve
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    import long_function
+    solve, visits = dataflow.solve, []
+
+    def counting(graph, transfer, **options):
+        calls = []
+
+        def counted(node, facts):
+            calls.append(node)
+            return transfer(node, facts)
+        result = solve(graph, counted, **options)
+        visits.append(len(calls) / (len(graph.nodes) + 2))
+        return result
+    monkeypatch.setattr(dataflow, "solve", counting)
+    tad.grad(long_function.with_blocks(4), wrt=(0, 1, 2, 3, 4))
+    assert visits and max(visits) < 2.5
