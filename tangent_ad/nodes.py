@@ -95,12 +95,19 @@ def writes(node):
 
 
 def statements(tree):
-    """Every statement inside `tree` (nested blocks included), in order."""
-    for field in ("body", "orelse"):
-        for stmt in getattr(tree, field, None) or ():
-            if isinstance(stmt, gast.stmt):
-                yield stmt
-                yield from statements(stmt)
+    """Every statement inside `tree` (nested blocks included), in order,
+    as a list (a plain recursion: a chain of generators cost a resumption
+    per statement and level)."""
+    found = []
+
+    def add(node):
+        for field in ("body", "orelse"):
+            for stmt in getattr(node, field, None) or ():
+                if isinstance(stmt, gast.stmt):
+                    found.append(stmt)
+                    add(stmt)
+    add(tree)
+    return found
 
 
 def walk(node):
@@ -152,6 +159,15 @@ _LEAF_FIELDS = frozenset(("ctx", "id", "attr", "arg", "kind", "type_comment", "l
 _CHILD_FIELDS = {}  # node class -> the fields `children` reads
 
 
+def child_fields(cls):
+    """The fields of the node class `cls` that may hold nodes (all but
+    names, flags and ``ctx``), in their order."""
+    fields = _CHILD_FIELDS.get(cls)
+    if fields is None:
+        fields = _CHILD_FIELDS[cls] = tuple(f for f in cls._fields if f not in _LEAF_FIELDS)
+    return fields
+
+
 def children(node):
     """The nodes directly inside `node`, in field order (as
     ``gast.iter_child_nodes`` gives them, as a list), leaving out the
@@ -159,7 +175,7 @@ def children(node):
     cls = node.__class__
     fields = _CHILD_FIELDS.get(cls)
     if fields is None:
-        fields = _CHILD_FIELDS[cls] = tuple(f for f in cls._fields if f not in _LEAF_FIELDS)
+        fields = child_fields(cls)
     found = []
     add = found.append
     values = node.__dict__

@@ -138,12 +138,13 @@ def _definitions(tree, adjoints):
         elif isinstance(target, gast.Starred):
             add(target.value, None)
 
-    for node in [tree, *statements(tree)]:  # a parameter is defined on entry, as itself
+    inside = statements(tree)
+    for node in [tree, *inside]:  # a parameter is defined on entry, as itself
         if isinstance(node, gast.FunctionDef):
             for arg in node.args.args:
                 add(arg, gast.Name(id=arg.id, ctx=gast.Load(), annotation=None,
                                    type_comment=None))
-    for node in statements(tree):
+    for node in inside:
         if isinstance(node, gast.Assign):
             value = node.value
             if isinstance(value, gast.Constant) and value.value is None:

@@ -26,24 +26,45 @@ def _block(stmts):
     count = len(stmts)
     stmts[:] = [s for s in stmts if not _self_copy(s)]
     rewrites = count - len(stmts)
-    known = {}  # name -> the atom it is a copy of
+    copies = _Copies()
     for stmt in stmts:
-        for sub in _child_blocks(stmt):
+        blocks = _child_blocks(stmt)
+        for sub in blocks:
             rewrites += _block(sub)
-        if _child_blocks(stmt):
-            assigned = writes(stmt)
-            known = {k: v for k, v in known.items()
-                     if k not in assigned and _atom_name(v) not in assigned}
-            continue
-        rewrites += _replace_reads(stmt, known)
-        assigned = writes(stmt)
-        known = {k: v for k, v in known.items()
-                 if k not in assigned and _atom_name(v) not in assigned}
-        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+        if not blocks:
+            rewrites += _replace_reads(stmt, copies.known)
+        copies.forget(writes(stmt))
+        if not blocks and isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
                 isinstance(stmt.targets[0], gast.Name) and _is_atom(stmt.value) and \
                 _atom_name(stmt.value) != stmt.targets[0].id:
-            known[stmt.targets[0].id] = stmt.value
+            copies.add(stmt.targets[0].id, stmt.value)
     return rewrites
+
+
+class _Copies:
+    """The copies known at a point of a statement list: `known` maps a name
+    to the atom it holds a copy of, and `readers` each name to the names
+    holding a copy of it, so that an assignment forgets what it makes stale
+    without a look at every other copy (that look made the pass quadratic
+    in the length of a straight run)."""
+
+    def __init__(self):
+        self.known = {}
+        self.readers = {}
+
+    def add(self, name, atom):
+        self.known[name] = atom
+        if isinstance(atom, gast.Name):
+            self.readers.setdefault(atom.id, set()).add(name)
+
+    def forget(self, assigned):
+        """Drop the copies held in, and the copies of, the names `assigned`."""
+        known = self.known
+        for name in assigned:
+            known.pop(name, None)
+            for reader in self.readers.pop(name, ()):
+                if _atom_name(known.get(reader)) == name:
+                    del known[reader]
 
 
 def _self_copy(stmt):

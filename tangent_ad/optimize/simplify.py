@@ -27,7 +27,7 @@ import operator
 import gast
 import numpy as np
 
-from tangent_ad.nodes import call_name, statements, walk
+from tangent_ad.nodes import call_name, child_fields, statements, walk
 from tangent_ad.analysis.shapes import ShapeClasses
 
 _FOLD = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
@@ -138,7 +138,7 @@ class _Simplifier:
 
     def visit(self, node):
         """`node` with its subtrees simplified, or the node replacing it."""
-        for field in node._fields:
+        for field in child_fields(node.__class__):
             value = getattr(node, field, None)
             if type(value) is list:
                 for i, item in enumerate(value):
