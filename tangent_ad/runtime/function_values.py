@@ -68,7 +68,7 @@ def vjp_function(function, args, names=()):
     args, names)`` (a tuple, also for one; None for an argument that
     carries no derivative, a bool or a string).
 
-    >>> import math
+    >>> import math, tangent_ad.api  # which gives this module its transforms
     >>> vjp_function(math.sin, (0.0,))(2.0, (0.0,))
     (2.0,)
     """
