@@ -190,30 +190,6 @@ def children(node):
     return found
 
 
-def fix_missing_locations(tree):
-    """`tree`, each node of which that takes a position and has none given
-    the position of the nearest enclosing node that has one (as
-    ``gast.fix_missing_locations`` does, without its recursion through
-    ``ast.iter_child_nodes``, which made it a tenth of some stages)."""
-    todo = [(tree, 1, 0, 1, 0)]
-    while todo:
-        node, *position = todo.pop()
-        attributes = node._attributes
-        if attributes:
-            for i, attribute in enumerate(_POSITION):
-                if attribute not in attributes:
-                    continue
-                if hasattr(node, attribute):
-                    position[i] = getattr(node, attribute)
-                else:
-                    setattr(node, attribute, position[i])
-        todo.extend((child, *position) for child in children(node))
-    return tree
-
-
-_POSITION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
-
-
 def _names(node, contexts):
     # a plain stack walk: these two run for every statement of every pass,
     # and this is several times faster than gast.walk

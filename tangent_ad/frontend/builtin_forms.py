@@ -34,7 +34,7 @@ import gast
 
 from tangent_ad.frontend import generated
 from tangent_ad.frontend.static_scope import StaticScope
-from tangent_ad.nodes import const as _const, fix_missing_locations, name as _load, walk
+from tangent_ad.nodes import const as _const, name as _load, walk
 from tangent_ad.runtime import objects, ordering, structures
 
 _NAMES = ("sorted", "reversed", "min", "max", "dict", "get")
@@ -50,7 +50,7 @@ def run(tree, ctx):
         return tree  # (a quick look: the scope costs more than most functions' rewrite)
     rewrite = _Rewrite(StaticScope(tree, ctx), ctx.facts.setdefault("helpers", {}))
     rewrite.visit(tree)
-    return fix_missing_locations(tree)
+    return gast.fix_missing_locations(tree)
 
 
 def _worth_a_look(call, known):

@@ -35,7 +35,7 @@ import gast
 
 from tangent_ad.frontend import function_values, generated
 from tangent_ad.frontend.static_scope import StaticScope
-from tangent_ad.nodes import fix_missing_locations, walk
+from tangent_ad.nodes import walk
 
 
 # builtins that read a generator argument whole, once, in order
@@ -50,7 +50,7 @@ def run(tree, ctx):
         return tree
     scope = StaticScope(tree, ctx)
     _Rewrite(scope, set(function_values.aliases(tree, scope))).visit(tree)
-    return fix_missing_locations(tree)
+    return gast.fix_missing_locations(tree)
 
 
 class _Rewrite(gast.NodeTransformer):

@@ -26,7 +26,6 @@ import gast
 
 from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.frontend import generated
-from tangent_ad.nodes import fix_missing_locations
 
 _NESTED = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 
@@ -41,7 +40,7 @@ def run(tree, ctx):
     items = next(c for c in ("items", *(f"items{i}" for i in range(2, 10 ** 6)))
                  if c not in taken)
     tree.body = [_assign_empty(items)] + _block(tree.body, items, ctx) + [_return(items)]
-    return fix_missing_locations(tree)
+    return gast.fix_missing_locations(tree)
 
 
 def _block(stmts, items, ctx):

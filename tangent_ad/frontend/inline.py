@@ -38,7 +38,7 @@ import gast
 from tangent_ad.errors import TangentADError
 from tangent_ad.frontend import closures, generated, source
 from tangent_ad.frontend.static_scope import StaticScope
-from tangent_ad.nodes import fix_missing_locations, name as _load, walk
+from tangent_ad.nodes import name as _load, walk
 from tangent_ad.registry import REGISTRY
 
 _OPAQUE = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp,
@@ -63,7 +63,7 @@ def run(tree, ctx):
         tree.body = inliner.block(tree.body)
         if not inliner.changed:
             break
-    return fix_missing_locations(tree)
+    return gast.fix_missing_locations(tree)
 
 
 class _Inliner:
