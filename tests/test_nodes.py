@@ -53,7 +53,7 @@ def test_a_transformation_leaves_the_cyclic_collector_as_it_found_it():
         gc.enable()
 
 
-def test_the_collector_is_off_while_a_transformation_runs():
+def test_the_collector_is_off_while_a_paused_function_runs_and_on_after_it_raises():
     seen = []
 
     @collector.paused

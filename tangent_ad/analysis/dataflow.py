@@ -44,9 +44,9 @@ def solve(graph, transfer, *, forward, start=frozenset(), empty=frozenset()):
     # settles before the code upstream of it is visited again, so each
     # straight stretch is visited about once however many loops follow it
     # (first in, first out visited everything upstream once per loop)
-    rank = {n: i if forward else -i for i, n in enumerate(nodes)}
-    work = [(rank[n], i) for i, n in enumerate(nodes)]
-    heapq.heapify(work)
+    order = nodes if forward else nodes[::-1]
+    position = {n: i for i, n in enumerate(order)}
+    work = list(range(len(order)))  # sorted, so already a heap
     queued = set(nodes)
     as_facts = (lambda v: v) if isinstance(empty, int) else frozenset
     edges = sum(len(n.next) for n in nodes)
@@ -54,7 +54,7 @@ def solve(graph, transfer, *, forward, start=frozenset(), empty=frozenset()):
     for _ in rounds("the dataflow worklist", len(nodes) + edges * (universe + 2)):
         if not work:
             break
-        node = nodes[heapq.heappop(work)[1]]
+        node = order[heapq.heappop(work)]
         queued.discard(node)
         sources = node.prev if forward else node.next
         if len(sources) == 1 and node is not seed:
@@ -69,8 +69,7 @@ def solve(graph, transfer, *, forward, start=frozenset(), empty=frozenset()):
             out[node] = new
             for dst in (node.next if forward else node.prev):
                 if dst not in queued:
-                    key = rank[dst]
-                    heapq.heappush(work, (key, key if forward else -key))
+                    heapq.heappush(work, position[dst])
                     queued.add(dst)
     return into, out
 
