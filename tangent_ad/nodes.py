@@ -126,6 +126,11 @@ def walk(node):
         level = below
 
 
+# What a copy keeps besides the fields: the location, and the save site a
+# push or a restore is declared with (``saves``).
+_CARRIED = ("lineno", "col_offset", "end_lineno", "end_col_offset", "save_site")
+
+
 def copy_tree(node):
     """A copy of the gast tree `node` (nodes and lists new; the leaves'
     strings and constants shared), several times faster than
@@ -145,7 +150,7 @@ def copy_tree(node):
             setattr(copied, field, copy_tree(value))
         else:
             setattr(copied, field, value)
-    for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+    for attr in _CARRIED:
         if attr in node.__dict__:
             setattr(copied, attr, node.__dict__[attr])
     return copied
@@ -226,6 +231,8 @@ def clone(node):
     for attribute in node._attributes:
         if hasattr(node, attribute):
             setattr(new, attribute, getattr(node, attribute))
+    if "save_site" in node.__dict__:
+        new.save_site = node.save_site
     return new
 
 

@@ -24,11 +24,12 @@ import inspect
 
 import gast
 
+from tangent_ad import saves
 from tangent_ad.ad import calls, checkpointing, containers, output_check, saving
 from tangent_ad.errors import InternalError, UnsupportedSyntaxError
 from tangent_ad.frontend import generated
 from tangent_ad.naming import COMPLEX_NOTE
-from tangent_ad.nodes import STACK, assign, call, comment, const, name, pop
+from tangent_ad.nodes import STACK, assign, call, comment, const, name
 from tangent_ad.registry import REGISTRY
 from tangent_ad.runtime.structures import concatenated, repeated
 from tangent_ad.templating import binding, templates
@@ -54,7 +55,6 @@ class _Reverse:
         self.namer = ctx.namer
         self.active = ctx.facts["active"]
         self.namer.reserve(OUTPUT_ADJOINT, STACK)
-        self.pairs = ctx.facts.setdefault("stack_pairs", {})
 
     def adjoint_of(self, atom):
         if isinstance(atom, gast.Name) and atom.id in self.active:
@@ -169,9 +169,7 @@ class _Reverse:
         else:
             defined.discard(target)
         for var, saved in reversed(self.plan.saved.get(stmt, [])):
-            restore = assign(var, pop())
-            self.pairs[restore] = [saved]
-            code.append(restore)
+            code.append(saves.restore(var, saves.site_of(saved)))
         return code
 
     def expand(self, stmt, target):
@@ -286,9 +284,9 @@ class _Reverse:
         orelse += [self.zeros(v) for v in sorted(joined - in_orelse)]
         defined.clear()
         defined.update(joined)
-        replay = gast.If(test=pop(), body=body or [gast.Pass()], orelse=orelse)
-        self.pairs[replay] = list(self.plan.decisions[stmt])
-        return [replay]
+        decisions = self.plan.decisions[stmt]
+        site = saves.site_of(decisions[0]) if decisions else saves.branch_site()
+        return [saves.replay(site, body or [gast.Pass()], orelse)]
 
     def loop_adjoint(self, stmt, defined):
         if isinstance(stmt, gast.For) and saving.writes_in([stmt.target]) & self.active:

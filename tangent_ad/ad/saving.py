@@ -14,7 +14,7 @@ module prepares the primal so that it can:
 * a ``while`` loop, or a ``for`` loop that may ``break``, counts its
   iterations so the adjoint loop can run as many times.
 
-Every push is paired with its pop (``Plan.pairs``); dead-code elimination
+Every push is paired with its pop by a declared save site (``saves``); dead-code elimination
 drops a pair when the restored value is never read, so in the end only
 values that are overwritten *and* needed are saved.
 """
@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 import gast
 
 from tangent_ad.ad import checkpointing
-from tangent_ad.nodes import assign, call, const, name, push, walk, writes
+from tangent_ad import saves as saves_
+from tangent_ad.nodes import assign, call, const, name, walk, writes
 
 
 @dataclass
@@ -92,14 +93,14 @@ class _Sweep:
                        if depth > 0 or t in self.overwritten]
             if not targets:
                 return [stmt]
-            saves = [(t, push(name(t))) for t in targets]
+            saves = [(t, saves_.save(name(t), saves_.value_site(t))) for t in targets]
             self.plan.saved[stmt] = saves
             self.plan.undefined.update(t for t in targets if t not in self.params)
             return [s for _, s in saves] + [stmt]
         if isinstance(stmt, gast.If):
-            pushes = []
-            body = _record_branch(self.block(stmt.body, depth), True, pushes)
-            orelse = _record_branch(self.block(stmt.orelse, depth), False, pushes)
+            pushes, site = [], saves_.branch_site()
+            body = _record_branch(self.block(stmt.body, depth), True, pushes, site)
+            orelse = _record_branch(self.block(stmt.orelse, depth), False, pushes, site)
             self.plan.decisions[stmt] = pushes
             return [gast.If(test=stmt.test, body=body, orelse=orelse)]
         if checkpointing.is_checkpointed(stmt, self.ctx):
@@ -123,14 +124,14 @@ def _target_names(stmt):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)]
 
 
-def _record_branch(block, taken, pushes):
+def _record_branch(block, taken, pushes, site):
     """`block` (a branch of an ``if``) recording that it ran: a push of
     `taken` on every way out of it, at its end and before each ``break``
     or ``continue`` nested in its own ``if`` statements, since such an exit skips
     the end (the push of an inner ``if`` comes first, so the adjoint pops
     the outer decision first). Each push made is added to `pushes`."""
     def record():
-        pushes.append(push(const(taken)))
+        pushes.append(saves_.record(taken, site))
         return pushes[-1]
 
     def before_exits(stmts):

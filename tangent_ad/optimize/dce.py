@@ -6,11 +6,13 @@ assignment none of whose targets is live afterwards is dropped. The
 liveness is *strong*: a dead assignment reads nothing, so a chain of
 values computed only for one another goes in one run.
 
-Stack traffic is paired (``ctx.facts["stack_pairs"]`` maps each pop, an
-``x = stack.pop()`` restore or an ``if stack.pop():`` replay, to its
-pushes): a restore whose value is never read, or a replay whose branches
-end up empty, is dropped together with its pushes, which keeps the stack
-balanced. A ``# Grad of:`` comment left with nothing under it goes too.
+Stack traffic is paired by the save sites declared on it (``saves.pairs``
+maps each pop, an ``x = stack.pop()`` restore or an ``if stack.pop():``
+replay, to its pushes): a restore whose value is never read, or a replay
+whose branches end up empty, is dropped together with its pushes, which
+keeps the stack balanced. The sites ride on the statements, so this holds
+on the copies staging rewrites too. A pop with no declared site (generated
+code read back as input) is never dropped. A ``# Grad of:`` comment left with nothing under it goes too.
 
 Invariant needed: the tree is the output of a differentiator (calls in
 assignments have no side effects besides stack traffic). Invariant
@@ -20,6 +22,7 @@ statement is counted in ``ctx.rewrites`` (for the fixed point of
 """
 import gast
 
+from tangent_ad import saves
 from tangent_ad.analysis import cfg, dataflow
 from tangent_ad.limits import rounds
 from tangent_ad.nodes import STACK, is_comment, is_pop, is_push
@@ -27,7 +30,7 @@ from tangent_ad.nodes import STACK, is_comment, is_pop, is_push
 
 def run(tree, ctx=None):
     """Return `tree` (a FunctionDef) without its dead statements."""
-    pairs = ctx.facts.get("stack_pairs", {}) if ctx is not None else {}
+    pairs = saves.pairs(tree)
     dead_pushes, live_pops, removed = set(), set(), 0
     for inner in [s for s in tree.body if isinstance(s, gast.FunctionDef)]:
         # a pullback's `back` first: its pops decide the outer pushes
