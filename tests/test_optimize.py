@@ -12,12 +12,14 @@ import doctest
 import inspect
 import textwrap
 
+import gast
 import numpy as np
 import pytest
 
 import tangent_ad as tad
 from corpus import check_all_modes
-from tangent_ad import emit, runtime
+from tangent_ad import emit, runtime, saves
+from tangent_ad.nodes import is_pop, is_push
 from tangent_ad.optimize import dce, fixed_point, simplify
 from tangent_ad.staging import dispatch as staging
 from tangent_ad.staging import array_rules, kind_values, specialize
@@ -98,8 +100,31 @@ def test_ensure_scalar_fast_path_accepts_numbers_only():
 
 # ---- the general passes ---------------------------------------------------------
 
+def functions(source):
+    """The FunctionDefs of `source`, written as a derivative would be: its
+    ``stack.append(v)`` and ``v = stack.pop()`` declared as saves of v,
+    its ``stack.append(True)`` and ``if stack.pop():`` as one branch site
+    (the reverse pass declares a site per push; one per variable is
+    enough for these small functions)."""
+    tree = gast.parse(source)
+    sites = {}
+    for node in gast.walk(tree):
+        if is_push(node):
+            value = node.value.args[0]
+            key = value.id if isinstance(value, gast.Name) else "branch"
+        elif isinstance(node, gast.Assign) and is_pop(node.value):
+            key = node.targets[0].id
+        elif isinstance(node, gast.If) and is_pop(node.test):
+            key = "branch"
+        else:
+            continue
+        site = saves.branch_site() if key == "branch" else saves.value_site(key)
+        saves.declare(node, sites.setdefault(key, site))
+    return [f for f in tree.body if isinstance(f, gast.FunctionDef)]
+
+
 def test_reductions_read_their_shape_from_the_earliest_name_in_one_round():
-    tree = staging._parse(textwrap.dedent("""
+    tree = functions(textwrap.dedent("""
         def f(x, bresult):
             t = np.tanh(x)
             t2 = t * 2.0
@@ -122,7 +147,7 @@ def test_dead_code_goes_as_a_whole_chain_in_one_run():
             bx = bresult * 2.0
             return bx
         """)
-    tree = dce.run(staging._parse(source)[0], None)
+    tree = dce.run(functions(source)[0], None)
     assert emit.run(tree) == "def f(x, bresult):\n    bx = bresult * 2.0\n    return bx\n"
     assert run(emit.run(tree), [1.5, 2.0]) == run(source, [1.5, 2.0])
 
@@ -138,7 +163,7 @@ def run(source, args):
 def specialized(source, args):
     """`source` specialized for the kinds of `args`, checked against it."""
     source = textwrap.dedent(source)
-    tree = staging._parse(source)[0]
+    tree = functions(source)[0]
     params = dict(zip([a.id for a in tree.args.args], map(kind_of, args)))
     out = emit.run(staging.optimize(tree, params))
     assert_same(run(out, args), run(source, args))
@@ -418,7 +443,7 @@ def test_kind_of_values():
 
 
 def kinds_of(source, **params):
-    tree = staging._parse(textwrap.dedent(source))[0]
+    tree = functions(textwrap.dedent(source))[0]
     return Kinds(tree, params).names
 
 

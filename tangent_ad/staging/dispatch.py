@@ -27,15 +27,12 @@ derivative again) refers to; `variants` lists the copies' sources.
 import ast
 import copy
 import inspect
-import re
 import types
 
-import gast
 import numpy as np
 
 from tangent_ad import collector, emit, progress, scopes, tracebacks
 from tangent_ad.live import LIVE_KEY, LIVE_NAMES_KEY, rules_version_cell
-from tangent_ad.naming import COMMENT_MARKER
 from tangent_ad.nodes import copy_tree
 from tangent_ad.optimize import dce, propagate, simplify
 from tangent_ad.staging import accumulate, inline, specialize
@@ -50,7 +47,6 @@ CALLS_BEFORE_STAGING = 2  # calls with the same kinds before a copy is written
 MAX_VARIANTS = 8          # copies per derivative; more kinds run the general one
 MAX_SEEN = 256            # kinds remembered before staging
 MAX_ROUNDS = 10
-_COMMENT = re.compile(r"^(\s*)# (.*)$")
 
 
 def staged(fn, rebuild=None, compiled=None):
@@ -69,8 +65,8 @@ def staged(fn, rebuild=None, compiled=None):
     info = fn.__tangent_ad__
     params = inspect.signature(fn).parameters.values()
     if any(p.kind is not p.POSITIONAL_OR_KEYWORD for p in params) or \
-            scopes.live_key(1) in info.namespace:
-        return fn
+            scopes.live_key(1) in info.namespace or not info.trees:
+        return fn  # no trees (a wrapper's record): nothing to specialize
     return _Stager(fn, [p.name for p in params], rebuild, compiled).dispatcher
 
 
@@ -257,7 +253,7 @@ class _Stager:
             self.errors[key] = exc
             trees = None
         if trees is None:
-            trees = [copy_tree(t) for t in self.info.trees] or _parse(self.info.source)
+            trees = [copy_tree(t) for t in self.info.trees]
             kinds = {trees[0].name: Kinds(trees[0], dict(zip(self.params, key))).names}
         module = self.ns.get(LIVE_KEY) or {}
         live = {n: module[n] for n in sorted(self.ns.get(LIVE_NAMES_KEY, ())) if n in module}
@@ -284,7 +280,7 @@ class _Stager:
         `kinds`, a dict, receives {function name: {variable: kind}} for the
         trees returned (what the compiled form types its saves by); with it,
         the trees are returned even when they are the general ones."""
-        functions = [copy_tree(t) for t in self.info.trees] or _parse(self.info.source)
+        functions = [copy_tree(t) for t in self.info.trees]
         general = fingerprint(functions[0])
         root, pullbacks = functions[0], {f.name: f for f in functions[1:]}
         params = dict(zip(self.params, key))
@@ -402,16 +398,6 @@ def optimize(tree, params, unit=None, given=()):
             break
         before = after
     return accumulate.run(inline.run(tree), params, unit, given)
-
-
-def _parse(source):
-    """The FunctionDefs of a generated unit, their comments turned back
-    into the markers the passes keep beside the statements."""
-    lines = []
-    for line in source.splitlines():
-        match = _COMMENT.match(line)
-        lines.append(f"{match.group(1)}{COMMENT_MARKER}({match.group(2)!r})" if match else line)
-    return [f for f in gast.parse("\n".join(lines)).body if isinstance(f, gast.FunctionDef)]
 
 
 def _describe(key):

@@ -37,9 +37,9 @@ values, shapes and dtypes for those kinds:
   for an array;
 * ``iterated(x)`` -> ``x`` and ``uniterated(g, x)`` -> ``g`` for an `x`
   of a known kind (a number or an array, never a dict);
-* a restore ``v = stack.pop()`` that nothing reads goes, with every
-  ``stack.append(v)`` (each push of `v` is paired with a restore of `v`;
-  ``dead_restores``);
+* (a restore ``v = stack.pop()`` that nothing reads any more goes, with
+  its pushes, in the dead-code elimination that follows: the save sites
+  are declared on the copies, ``saves``);
 * a call of a pullback that `unit.Unit` has specialized calls the copy.
 
 The specialized code may use ndarray attributes (``.T``, ``.sum``): it only
@@ -52,7 +52,7 @@ import numpy as np
 
 from tangent_ad.naming import COMPLEX_NOTE
 from tangent_ad.nodes import call, call_name, clone, const, is_comment, walk
-from tangent_ad.staging import dead_restores, pieces
+from tangent_ad.staging import pieces
 from tangent_ad.staging.kinds import BOTTOM, Kind, Kinds, float_kind, is_python_float_like, is_real
 
 
@@ -69,7 +69,6 @@ def run(tree, params, unit=None, given=()):
     tree = _Rewriter(kinds, fills, unit, real, counts).visit(tree)
     tree.body = [s for s in tree.body if not _scalar_check(s, kinds)]
     _drop_real_conversions(tree)
-    dead_restores.run(tree)
     return tree
 
 

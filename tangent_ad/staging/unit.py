@@ -17,7 +17,8 @@ callers keep the general pullback.
 """
 import gast
 
-from tangent_ad.nodes import is_push, walk
+from tangent_ad import saves
+from tangent_ad.nodes import walk
 from tangent_ad.staging.bindings import dotted
 from tangent_ad.staging.kind_values import _join
 from tangent_ad.staging.kinds import BOTTOM, Kinds, Outline
@@ -167,8 +168,7 @@ class Unit:
         the save of a loop, ``stack.append(back_v)``, which a pop restores
         for the call)."""
         called = {id(n.func) for n in kinds.nodes if isinstance(n, gast.Call)}
-        called |= {id(n.value.args[0]) for n in kinds.nodes if is_push(n)
-                   and len(n.value.args) == 1}
+        called |= {id(n.value.args[0]) for n in kinds.nodes if saves.is_save(n)}
         read = {n.id for n in kinds.nodes if isinstance(n, gast.Name) and
                 isinstance(n.ctx, gast.Load) and id(n) not in called}
         for name, call in kinds.backs.items():
