@@ -288,11 +288,12 @@ def show_source(fn, *example_args, **example_kwargs):
 
 def named_wrapper(fn, generated, func, what, extra=None):
     """`fn`, named after `func`, carrying the `Generated` record of the
-    generated function it calls (so that ``show_source`` shows its code)."""
+    generated function it calls (so that ``show_source`` shows its code),
+    with the code of the record `extra` after it."""
     info = generated.__tangent_ad__
     if extra is not None:
-        info = dataclasses.replace(info, source=info.source.rstrip("\n") + "\n\n\n" + extra,
-                                   trees=())
+        info = dataclasses.replace(info, source=info.source.rstrip("\n") + "\n\n\n" +
+                                   extra.source, trees=(), loads=info.loads + extra.loads)
     fn.__name__ = fn.__qualname__ = f"{what}_{label(func)}"
     fn.__doc__ = f"The {what} of {func.__qualname__}, computed by the generated " \
                  f"function {generated.__name__} (see tangent_ad.show_source)."

@@ -86,7 +86,7 @@ def jacobian(func=None, wrt=0, *, optimized=True, verbose=0):
         return _assemble(rows, np.shape(out), np.shape(x), last=False)
 
     return api.named_wrapper(dense_jacobian, forward, func, "jacobian",
-                    extra=backward.__tangent_ad__.source)
+                    extra=backward.__tangent_ad__)
 
 
 def hessian(func=None, wrt=0, *, optimized=True, verbose=0):

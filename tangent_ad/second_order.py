@@ -33,6 +33,7 @@ function behind ``__tangent_ad_function__``).
 import inspect
 import types
 
+import gast
 import numpy as np
 
 from tangent_ad.errors import NonScalarOutputError, UnsupportedSyntaxError
@@ -413,7 +414,9 @@ def _load(source, filename, namespace, name):
     filename = texts.unique_filename(filename, source)
     texts.register(filename, source)
     namespace["__name__"] = "tangent_ad.second_order"
-    exec(compile(source, filename, "exec"), namespace)
+    module = gast.parse(source)
+    exec(compile(gast.gast_to_ast(module), filename, "exec"), namespace)
     fn = namespace[name]
     assert isinstance(fn, types.FunctionType)
+    fn.__tangent_ad_tree__ = module.body[0]  # what the front end reads (no second parse)
     return fn

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import gast
 
 from tangent_ad import texts
+from tangent_ad.nodes import copy_tree, is_comment
 from tangent_ad.errors import SourceUnavailableError, UnsupportedSyntaxError
 from tangent_ad.frontend import lambdas, wrappers
 
@@ -165,6 +166,9 @@ def parse_function(func):
     indent = len(lines[0]) - len(lines[0].lstrip()) if lines else 0
     info = SourceInfo(filename, first_line, indent,
                       tuple(dedented.splitlines()))
+    stored = getattr(func, "__tangent_ad_tree__", None)
+    if stored is not None:  # generated code: the tree it was printed from
+        return _read_stored(stored), info
     try:
         module = gast.parse(dedented)
     except SyntaxError as exc:
@@ -185,3 +189,43 @@ def parse_function(func):
     if own is not func:
         node = wrappers.specialize(node, func, info)
     return node, info
+
+
+_BLOCKS = ("body", "orelse", "handlers", "finalbody")
+
+
+def _read_stored(stored):
+    """A copy of the stored tree of a generated function, as the front end
+    reads a function: without the comment markers (which printed text
+    turns into comments) and every node placed on its statement's line
+    (``loader`` placed the statements on the lines they were printed as)."""
+    tree = copy_tree(stored)
+    _without_comments(tree, None)
+    return tree
+
+
+def _without_comments(stmt, where):
+    for field in _BLOCKS:
+        block = getattr(stmt, field, None)
+        if block.__class__ is list:
+            block[:] = [s for s in block if not is_comment(s)]
+    place = stmt if getattr(stmt, "lineno", None) is not None else where
+    for field in stmt._fields:
+        value = getattr(stmt, field, None)
+        for child in value if value.__class__ is list else (value,):
+            if not isinstance(child, gast.AST):
+                continue
+            if field in _BLOCKS and isinstance(child, gast.stmt):
+                _without_comments(child, place)
+            else:
+                _place_within(child, place)
+
+
+def _place_within(node, place):
+    """`node` and the nodes under it placed on `place`'s line(s)."""
+    if place is None:
+        return
+    for inner in gast.walk(node):
+        if "lineno" in inner._attributes:  # (a template's or the user's line before)
+            for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+                setattr(inner, attr, getattr(place, attr))
