@@ -16,22 +16,27 @@ A statement's `Site` rides on it as the attribute ``save_site``, which
 ``nodes.copy_tree``, ``nodes.clone`` and ``copy.deepcopy`` carry along,
 so the facts hold on every copy a later pass makes (call-time staging
 rewrites copies of the stored trees). Dead-code elimination reads the
-pairs from here (`pairs`), and so does staging; code that was read back
-from text (a derivative transformed again) has no sites, and its stack
-traffic is kept as it is.
+pairs from here (`pairs`), on the general derivative and on staging's
+copies. A derivative differentiated again keeps its sites: the front end
+reads the stored tree and normalizing carries them (`carry`), and forward
+mode declares the tangent it pushes and pops beside each save with a
+site of its own ("tangent"), so the tangents nothing reads go too. Stack
+traffic without a site is never dropped.
 """
 from dataclasses import dataclass
 
 import gast
 
-from tangent_ad.nodes import assign, const, pop, push
+from tangent_ad.nodes import assign, const, is_pop, is_push, pop, push
 
 ATTRIBUTE = "save_site"
 
 
 @dataclass(frozen=True, eq=False)
 class Site:
-    """One save site: `kind` "value" (the variable `variable`) or "branch"."""
+    """One save site: `kind` "value" (the variable `variable`), "branch", or
+    "tangent" (what forward mode pushes and pops beside a save of the
+    generated code it reads: the tangent of the value, None for a branch)."""
 
     kind: str
     variable: str = None
@@ -74,6 +79,31 @@ def declare(stmt, site):
     return stmt
 
 
+def carry(old, new):
+    """Declare the site of the statement `old` on the statements of the
+    same form among `new`, which a pass wrote in its place (the front end
+    normalizing generated code that is differentiated again)."""
+    site = site_of(old)
+    if site is None:
+        return
+    for stmt in new:
+        if _form(stmt) == _form(old):
+            declare(stmt, site)
+
+
+def _form(stmt):
+    """"push", "restore", "replay" or None, by the statement's shape."""
+    if is_push(stmt):
+        return "push"
+    if isinstance(stmt, gast.Assign) and is_pop(stmt.value):
+        return "restore"
+    if isinstance(stmt, gast.If) and is_pop(stmt.test):
+        return "replay"
+    if isinstance(stmt, gast.Expr) and is_pop(stmt.value):
+        return "drop"  # a pop whose value nothing reads (a tangent, forward mode)
+    return None
+
+
 def site_of(stmt):
     """The `Site` `stmt` saves to or restores from; None for others."""
     return getattr(stmt, ATTRIBUTE, None)
@@ -81,7 +111,7 @@ def site_of(stmt):
 
 def is_save(stmt):
     """A declared push (of a value or of a branch decision)."""
-    return site_of(stmt) is not None and isinstance(stmt, gast.Expr)
+    return site_of(stmt) is not None and is_push(stmt)
 
 
 def is_restore(stmt):
@@ -104,7 +134,7 @@ def pairs(tree):
         node = stack.pop()
         site = getattr(node, ATTRIBUTE, None)
         if site is not None:
-            if isinstance(node, gast.Expr):
+            if is_push(node):
                 pushes.setdefault(site, []).append(node)
             else:
                 takes.append((node, site))
@@ -112,5 +142,6 @@ def pairs(tree):
             block = getattr(node, field, None)
             if block.__class__ is list:
                 stack.extend(block)
-    return {take: pushes.get(site, []) for take, site in takes}
+    # a take whose pushes are not in `tree` is left out: nothing may drop it
+    return {take: pushes[site] for take, site in takes if site in pushes}
 

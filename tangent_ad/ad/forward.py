@@ -29,8 +29,9 @@ is specialized to the arguments that have tangents, hence names such as
 Forward mode over code tangent_ad generated (``tad.jvp(tad.grad(f))``,
 see ``frontend.generated``) pairs each ``stack.append(v)`` with a push of
 ``v``'s tangent and each pop with a pop of the tangent, first (values and
-tangents leave the stack in reverse order); a pullback's closure gets a
-forward closure (``forward_closures``).
+tangents leave the stack in reverse order), each declared with the
+tangent's save site (``saves``), so that a tangent nothing reads is not
+saved; a pullback's closure gets a forward closure (``forward_closures``).
 
 Invariant needed: the core form after ``exits`` (one final ``return``).
 Invariant established: a FunctionDef returning ``(value, tangent)``.
@@ -41,6 +42,7 @@ import inspect
 import gast
 import numpy as np
 
+from tangent_ad import saves
 from tangent_ad.ad import calls, containers, forward_closures
 from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.frontend.closures import from_source
@@ -182,7 +184,9 @@ class _Forward:
             return self.assignment(stmt)
         if isinstance(stmt, gast.If):
             if is_stack_pop(stmt.test):  # `if stack.pop():` pops its tangent first
-                return [gast.Expr(value=pop())] + self.branch(stmt)
+                replay = self.branch(stmt)
+                saves.carry(stmt, replay)
+                return [self.tangent_save(stmt, gast.Expr(value=pop()))] + replay
             return self.branch(stmt)
         if isinstance(stmt, (gast.For, gast.While)):
             # a tangent the loop assigns may be nonzero from the second iteration on
@@ -191,9 +195,10 @@ class _Forward:
         if isinstance(stmt, gast.With):
             return []  # insert_grad_code: its body belongs to the backward pass
         if is_stack_push(stmt):  # push the tangent after the value
-            return [stmt, push(self.saved_tangent(stmt.value.args[0]))]
+            return [stmt, self.tangent_save(stmt, push(self.saved_tangent(stmt.value.args[0])))]
         if isinstance(stmt, gast.Expr) and is_stack_pop(stmt.value):
-            return [gast.Expr(value=pop()), stmt]  # a tangent, dropped: and its own
+            # a tangent, dropped: and its own
+            return [self.tangent_save(stmt, gast.Expr(value=pop())), stmt]
         if isinstance(stmt, gast.FunctionDef) and self.ctx.facts.get("generated"):
             return forward_closures.closure(self, stmt)  # a pullback's `back`
         return [stmt]  # break, continue, pass, a lifted nested def
@@ -209,9 +214,21 @@ class _Forward:
     def restore(self, stmt, target):
         """``v = stack.pop()`` -> ``dv = stack.pop(); v = stack.pop()``."""
         if target not in self.active:
-            return [gast.Expr(value=pop()), stmt]
+            return [self.tangent_save(stmt, gast.Expr(value=pop())), stmt]
         self.zero.discard(target)
-        return [assign(self.tangent_name(target), pop()), stmt]
+        return [self.tangent_save(stmt, assign(self.tangent_name(target), pop())), stmt]
+
+    def tangent_save(self, stmt, new):
+        """`new`, the push or pop of the tangent beside the save `stmt` of
+        the code read, declared with the site of that tangent (one per save
+        site of the code read, ``saves``): dead-code elimination can then
+        drop a tangent that nothing reads with its pushes. Undeclared when
+        `stmt` is (code that was not generated)."""
+        site = saves.site_of(stmt)
+        if site is None:
+            return new
+        tangents = self.ctx.facts.setdefault("tangent_sites", {})
+        return saves.declare(new, tangents.setdefault(site, saves.Site("tangent")))
 
     def branch(self, stmt):
         before = set(self.zero)

@@ -24,6 +24,7 @@ import operator
 
 import gast
 
+from tangent_ad import saves
 from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.naming import Namer
 from tangent_ad.frontend import generated
@@ -117,7 +118,9 @@ class _Normalizer(Desugar, CallArguments, Atoms):
         outer, self.body = self.body, []
         for stmt in stmts:
             outer_origin, self.origin = self.origin, stmt
+            start = len(self.body)
             self.statement(stmt)
+            saves.carry(stmt, self.body[start:])  # generated code's saves stay declared
             self.origin = outer_origin
         inner, self.body = self.body, outer
         return inner

@@ -10,9 +10,10 @@ Stack traffic is paired by the save sites declared on it (``saves.pairs``
 maps each pop, an ``x = stack.pop()`` restore or an ``if stack.pop():``
 replay, to its pushes): a restore whose value is never read, or a replay
 whose branches end up empty, is dropped together with its pushes, which
-keeps the stack balanced. The sites ride on the statements, so this holds
-on the copies staging rewrites too. A pop with no declared site (generated
-code read back as input) is never dropped. A ``# Grad of:`` comment left with nothing under it goes too.
+keeps the stack balanced; so is a declared pop that discards its value
+(``stack.pop()`` alone: a tangent forward mode has no use for). The sites ride on the statements, so this holds
+on the copies staging rewrites too. A pop with no declared site is never
+dropped. A ``# Grad of:`` comment left with nothing under it goes too.
 
 Invariant needed: the tree is the output of a differentiator (calls in
 assignments have no side effects besides stack traffic). Invariant
@@ -128,6 +129,9 @@ class _Remover:
 
     def keep(self, stmt):
         if stmt in self.dead:
+            return False
+        if isinstance(stmt, gast.Expr) and is_pop(stmt.value) and stmt in self.pairs:
+            self.dead_pushes.update(map(id, self.pairs[stmt]))  # a value nothing reads
             return False
         if is_push(stmt):
             return id(stmt) not in self.dead_pushes
