@@ -8,12 +8,17 @@ checked here against ``ast.dump`` of the tree before and after each run
 of a pass, on the golden functions in both modes.
 """
 import inspect
+import sys
+from pathlib import Path
 
+import numpy as np
 import pytest
 
+import tangent_ad as tad
 from golden_functions import GOLDEN
 from tangent_ad import pipeline
 from tangent_ad.optimize import fixed_point
+from tangent_ad.staging import dispatch
 
 FORWARD = ("tanh_sum", "mlp", "loop_branch", "rnn")
 
@@ -70,3 +75,39 @@ def test_the_optimized_tree_is_a_fixed_point_of_every_pass(monkeypatch, name):
             tree = opt.run(tree, ctx)
             assert fixed_point.fingerprint(tree) == before, opt.__name__
             assert ctx.rewrites == count, opt.__name__
+
+
+def test_staging_passes_count_a_rewrite_exactly_when_they_change_the_tree(monkeypatch):
+    """Staging runs the same loop with ``specialize`` in front: its count
+    (nodes replaced, and the few changed in place) must see every change,
+    or a copy would stop one round early, on every benchmark workload."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    import workloads
+
+    runs, original = [], fixed_point.run
+
+    def recorded(opt):
+        class Recorded:
+            @staticmethod
+            def run(tree, ctx):
+                before, count = fixed_point.fingerprint(tree), ctx.rewrites
+                tree = opt.run(tree, ctx)
+                runs.append((getattr(opt, "__name__", type(opt).__name__),
+                             fixed_point.fingerprint(tree) != before, ctx.rewrites - count))
+                return tree
+        return Recorded
+
+    def staging_recorded(tree, ctx, passes=None):  # the general loop (passes=None) as it is
+        return original(tree, ctx, passes and tuple(map(recorded, passes)))
+
+    monkeypatch.setattr(fixed_point, "run", staging_recorded)
+    for module in workloads.EVERY:
+        size = getattr(module, "SMALL", module.SIZES[0])
+        args = module.make_inputs(size, np.random.default_rng(0))
+        df = tad.grad(module.loss, wrt=module.WRT)
+        for _ in range(3):
+            df(*args)
+        assert dispatch.variants(df), module.__name__
+    assert {"_Specialize", "simplify"} <= {r[0].rsplit(".", 1)[-1] for r in runs}
+    for opt, changed, counted in runs:
+        assert changed == (counted > 0), (opt, changed, counted)

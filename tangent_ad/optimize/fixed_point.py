@@ -5,9 +5,10 @@ and constant propagation, dead-code elimination. Each is
 ``run(tree, ctx) -> tree`` and counts its changes in ``ctx.rewrites``;
 the loop stops once every pass has run, one after the other, without
 changing anything. Counting is much cheaper than comparing a text of
-the whole tree after each round (`fingerprint`, which staging still
-uses), and a pass is not run again on a tree it has already left as it
-was.
+the whole tree after each round (`fingerprint`), and a pass is not run
+again on a tree it has already left as it was. Call-time staging runs
+the same loop with its own pass in front (``staging.dispatch``), on a
+`Tally`: a context that counts and knows nothing else.
 """
 import ast
 
@@ -17,15 +18,34 @@ PASSES = (simplify, propagate, dce)
 MAX_ROUNDS = 10
 
 
-def run(tree, ctx):
+def run(tree, ctx, passes=None):
+    """`tree` after `passes` (modules or objects with ``run(tree, ctx)``;
+    `PASSES` by default) in turn until a run of all of them changes
+    nothing (at most `MAX_ROUNDS` rounds)."""
+    passes = PASSES if passes is None else passes
     quiet = 0  # passes in a row that changed nothing
-    for step in range(MAX_ROUNDS * len(PASSES)):
+    for step in range(MAX_ROUNDS * len(passes)):
         before = ctx.rewrites
-        tree = PASSES[step % len(PASSES)].run(tree, ctx)
+        tree = passes[step % len(passes)].run(tree, ctx)
         quiet = quiet + 1 if ctx.rewrites == before else 0
-        if quiet == len(PASSES):
+        if quiet == len(passes):
             break
     return tree
+
+
+class Tally:
+    """A context for passes run outside a transformation: it counts their
+    rewrites; it has no namer and no facts (``simplify`` and the shape
+    analysis then assume nothing about names)."""
+
+    namer = None
+
+    def __init__(self):
+        self.rewrites = 0
+        self.facts = {}
+
+    def count_rewrites(self, number):
+        self.rewrites += number
 
 
 def fingerprint(tree):

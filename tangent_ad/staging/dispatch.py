@@ -34,9 +34,8 @@ import numpy as np
 from tangent_ad import collector, emit, progress, scopes, tracebacks
 from tangent_ad.live import LIVE_KEY, LIVE_NAMES_KEY, rules_version_cell
 from tangent_ad.nodes import copy_tree
-from tangent_ad.optimize import dce, propagate, simplify
+from tangent_ad.optimize import dce, fixed_point, propagate, simplify
 from tangent_ad.staging import accumulate, inline, specialize
-from tangent_ad.optimize.fixed_point import fingerprint
 from tangent_ad.staging.kinds import Kinds, kind_of
 from tangent_ad.staging.unit import OUTPUT_ADJOINT, Unit
 from tangent_ad.compiled import compiler
@@ -46,7 +45,6 @@ from tangent_ad import texts
 CALLS_BEFORE_STAGING = 2  # calls with the same kinds before a copy is written
 MAX_VARIANTS = 8          # copies per derivative; more kinds run the general one
 MAX_SEEN = 256            # kinds remembered before staging
-MAX_ROUNDS = 10
 
 
 def staged(fn, rebuild=None, compiled=None):
@@ -281,7 +279,7 @@ class _Stager:
         trees returned (what the compiled form types its saves by); with it,
         the trees are returned even when they are the general ones."""
         functions = [copy_tree(t) for t in self.info.trees]
-        general = fingerprint(functions[0])
+        general = fixed_point.fingerprint(functions[0])  # did specializing change it?
         root, pullbacks = functions[0], {f.name: f for f in functions[1:]}
         params = dict(zip(self.params, key))
         unit = Unit(pullbacks, self._fresh, dict(key[len(self.params):]))
@@ -296,7 +294,7 @@ class _Stager:
             trees.append(optimize(tree, facts[-1][0], unit, facts[-1][1]))
         if unit.invalid != dropped:
             return None  # a fact changed while rewriting: trust none
-        if len(trees) == 1 and fingerprint(trees[0]) == general and kinds is None:
+        if len(trees) == 1 and fixed_point.fingerprint(trees[0]) == general and kinds is None:
             return None
         if kinds is not None:
             for tree, (tree_params, given) in zip(trees, facts):
@@ -385,19 +383,22 @@ class _Stager:
 
 def optimize(tree, params, unit=None, given=()):
     """The FunctionDef `tree` specialized for parameter kinds `params`:
-    `specialize` and the general passes to a fixed point, then `inline`
-    and `accumulate` (in place); `unit` and `given` as for `kinds.Kinds`."""
-    before = None
-    for _ in range(MAX_ROUNDS):
-        tree = specialize.run(tree, params, unit, given)
-        tree = simplify.run(tree, None)
-        tree = propagate.run(tree)
-        tree = dce.run(tree, None)
-        after = fingerprint(tree)
-        if after == before:
-            break
-        before = after
+    `specialize` and the general passes to a fixed point (the general
+    loop, ``fixed_point.run``), then `inline` and `accumulate` (in place);
+    `unit` and `given` as for `kinds.Kinds`."""
+    passes = (_Specialize(params, unit, given), simplify, propagate, dce)
+    tree = fixed_point.run(tree, fixed_point.Tally(), passes)
     return accumulate.run(inline.run(tree), params, unit, given)
+
+
+class _Specialize:
+    """``specialize.run`` for parameter kinds `params`, as a pass."""
+
+    def __init__(self, params, unit, given):
+        self.params, self.unit, self.given = params, unit, given
+
+    def run(self, tree, ctx):
+        return specialize.run(tree, self.params, self.unit, self.given, ctx)
 
 
 def _describe(key):

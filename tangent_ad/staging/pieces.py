@@ -25,14 +25,16 @@ from tangent_ad.staging.kinds import BOTTOM
 def run(tree, kinds, counts):
     """Rewrite `tree` in place for `kinds` (``kinds.Kinds``); `counts` maps
     each name to how many times the tree binds it (the split adjoints are
-    joined after the other rewrites, which add reads of g)."""
+    joined after the other rewrites, which add reads of g). Returns how
+    many rewrites it made."""
+    rewrites = 0
     for node in list(walk(tree)):
         func = dotted(getattr(node.value, "func", None)) if isinstance(node, gast.Assign) \
             else None
-        if func == "unconcatenate":
-            node.value = _slices(node.value, kinds) or node.value
-        elif func == "np.split":
-            node.value = _split(node.value, kinds) or node.value
+        new = _slices(node.value, kinds) if func == "unconcatenate" else \
+            _split(node.value, kinds) if func == "np.split" else None
+        if new is not None:
+            node.value, rewrites = new, rewrites + 1
     loads = {}  # name -> how many times the tree reads it
     for node in walk(tree):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
@@ -41,7 +43,10 @@ def run(tree, kinds, counts):
         for field in ("body", "orelse", "finalbody"):
             block = getattr(node, field, None)
             if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
-                setattr(node, field, _joined(block, kinds, counts, loads))
+                joined = _joined(block, kinds, counts, loads)
+                rewrites += joined != block
+                setattr(node, field, joined)
+    return rewrites
 
 
 def _slices(call, kinds):

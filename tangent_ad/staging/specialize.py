@@ -56,19 +56,24 @@ from tangent_ad.staging import pieces
 from tangent_ad.staging.kinds import BOTTOM, Kind, Kinds, float_kind, is_python_float_like, is_real
 
 
-def run(tree, params, unit=None, given=()):
+def run(tree, params, unit=None, given=(), ctx=None):
     """Return `tree` (a FunctionDef) rewritten for parameter kinds `params`
     (`unit` and `given` as for `Kinds`); calls of pullbacks that `unit`
-    has specialized call the copies."""
+    has specialized call the copies. The rewrites are counted in `ctx`
+    (``ctx.count_rewrites``), for the fixed point that runs this pass."""
+    length = len(tree.body)
     params = _entry(tree, params)
     kinds = Kinds(tree, params, unit, given)
     fills = _fills(tree, kinds)
     real = bool(params) and all(is_real(k) for k in params.values())
     counts = binding_counts(tree)  # pieces only drops bindings: still an upper bound
-    pieces.run(tree, kinds, counts[0])
-    tree = _Rewriter(kinds, fills, unit, real, counts).visit(tree)
+    rewrites = pieces.run(tree, kinds, counts[0])
+    rewriter = _Rewriter(kinds, fills, unit, real, counts)
+    tree = rewriter.visit(tree)
     tree.body = [s for s in tree.body if not _scalar_check(s, kinds)]
     _drop_real_conversions(tree)
+    if ctx is not None:  # (the statements dropped here only ever go: a count by length)
+        ctx.count_rewrites(rewrites + rewriter.rewrites + (len(tree.body) != length))
     return tree
 
 
@@ -156,11 +161,17 @@ def _exact_scaling(kind, c):
 
 class _Rewriter(gast.NodeTransformer):
     def __init__(self, kinds, fills, unit, real_arguments=False, bindings=({}, set())):
+        self.rewrites = 0  # nodes replaced, and the few changed in place
         self.kinds = kinds
         self.counts, self.in_loops = bindings
         self.fills = fills
         self.unit = unit
         self.real_arguments = real_arguments
+
+    def visit(self, node):
+        new = super().visit(node)
+        self.rewrites += new is not node
+        return new
 
     def fill(self, node):
         """Fresh copies of (x, s) when `node` is a fill, by name or written out."""
@@ -183,6 +194,7 @@ class _Rewriter(gast.NodeTransformer):
                 spread = self._spread(getattr(node, side), getattr(node, other))
                 if spread is not None:
                     setattr(node, side, spread)
+                    self.rewrites += 1
         if not isinstance(node.op, (gast.Mult, gast.Div)):
             return node
         kind = self.kinds.of(node)
@@ -296,6 +308,7 @@ class _Rewriter(gast.NodeTransformer):
             node.func = gast.Attribute(value=gast.Name(id="np", ctx=gast.Load(), annotation=None,
                                                        type_comment=None),
                                        attr="sign", ctx=gast.Load())
+            self.rewrites += 1
             return node
         if func in ("np.conj", "conj_complex", "np.real") and len(args) == 1 and (
                 is_real(self.kinds.of(args[0])) or
