@@ -12,15 +12,7 @@ from tangent_ad import texts
 from tangent_ad.frontend import source
 from tangent_ad.nodes import is_comment, walk
 from tangent_ad.testing import numerical_grad
-
-
-def looped(x, n):
-    for _ in range(n):
-        if x > 0.5:
-            x = x * 0.9 + 0.05
-        else:
-            x = np.sin(x) + 0.3
-    return x
+from control_flow_functions import loop_branch as looped
 
 
 def calls_looped(x):
