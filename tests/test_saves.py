@@ -130,3 +130,41 @@ def test_a_jvp_of_a_gradient_declares_its_tangents_saves_and_drops_the_dead_ones
     x, h = 0.7, 1e-6
     numerical = (gradient(x + h) - gradient(x - h)) / (2 * h)
     np.testing.assert_allclose(tad.jvp(gradient)(x, 1.0, 1.0)[1], numerical, rtol=1e-6)
+
+
+def invariant_in_loop(x, k, n):
+    for _ in range(n):
+        x = np.sin(x) * -k      # -k: the same value in every iteration
+    return x
+
+
+def changing_in_loop(x, k, n):
+    for _ in range(n):
+        x = np.sin(x) * -k
+        k = k * 0.9             # now -k changes from one iteration to the next
+    return x
+
+
+def invariant_in_a_branch(x, k, n):
+    for i in range(n):
+        if i % 2:
+            x = np.cos(x) * (k * 2.0)
+        else:
+            x = x * x
+    return x
+
+
+@pytest.mark.parametrize("func, saved", [(invariant_in_loop, False), (changing_in_loop, True),
+                                         (invariant_in_a_branch, False)])
+def test_a_value_a_loop_recomputes_unchanged_is_not_saved(func, saved):
+    df = tad.grad(func, wrt=(0, 1))
+    (tree,) = df.__tangent_ad__.trees
+    negated = {n.targets[0].id for n in walk(tree) if isinstance(n, gast.Assign)
+               and isinstance(n.value, (gast.UnaryOp, gast.BinOp))
+               and {a.id for a in walk(n.value) if isinstance(a, gast.Name)} == {"k"}}
+    assert negated  # the temporary holding -k (or k * 2.0)
+    pushed = {p.value.args[0].id for p in stack_traffic(tree)
+              if is_push(p) and isinstance(p.value.args[0], gast.Name)}
+    assert bool(negated & pushed) == saved
+    for n in (0, 1, 4):
+        check_grads(func, df, (0.4, 0.8, n), wrt=(0, 1))

@@ -14,6 +14,10 @@ module prepares the primal so that it can:
 * a ``while`` loop, or a ``for`` loop that may ``break``, counts its
   iterations so the adjoint loop can run as many times.
 
+A name bound once, by arithmetic on names nothing in the function binds
+(``t = -k`` in a loop, ``k`` a parameter), is not saved: each time the
+loop assigns it again it gets the same value (`_invariant`).
+
 Every push is paired with its pop by a declared save site (``saves``); dead-code elimination
 drops a pair when the restored value is never read, so in the end only
 values that are overwritten *and* needed are saved.
@@ -67,7 +71,32 @@ def primal_sweep(body, ctx, params):
             for target in writes(stmt):
                 counts[target] = counts.get(target, 0) + 1
     overwritten = {v for v, n in counts.items() if n > 1} | set(params)
-    return _Sweep(ctx, plan, overwritten, params).block(body, depth=0), plan
+    sweep = _Sweep(ctx, plan, overwritten, params)
+    sweep.invariant = _invariant(body, counts)
+    return sweep.block(body, depth=0), plan
+
+
+_PURE = (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.operator, gast.unaryop,
+         gast.Load)
+
+
+def _invariant(body, counts):
+    """The names bound once, by arithmetic on names that nothing in `body`
+    binds (``t = -k`` inside a loop, `k` a parameter never assigned): each
+    time that assignment runs again it gives the same value, so the old
+    value need not be saved for the adjoint sweep, however often a loop
+    overwrites it."""
+    written = set()
+    for stmt in _walk_statements(body):
+        written |= writes(stmt)
+    found = set()
+    for stmt in _walk_statements(body):
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], gast.Name) and counts.get(stmt.targets[0].id) == 1 \
+                and all(isinstance(n, _PURE) for n in walk(stmt.value)) and \
+                not _reads_names(stmt.value) & written:
+            found.add(stmt.targets[0].id)
+    return found
 
 
 class _Sweep:
@@ -90,7 +119,7 @@ class _Sweep:
     def statement(self, stmt, depth):
         if isinstance(stmt, gast.Assign):
             targets = [t for t in _target_names(stmt)
-                       if depth > 0 or t in self.overwritten]
+                       if (depth > 0 or t in self.overwritten) and t not in self.invariant]
             if not targets:
                 return [stmt]
             saves = [(t, saves_.save(name(t), saves_.value_site(t))) for t in targets]
