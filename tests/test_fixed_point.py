@@ -111,3 +111,35 @@ def test_staging_passes_count_a_rewrite_exactly_when_they_change_the_tree(monkey
     assert {"_Specialize", "simplify"} <= {r[0].rsplit(".", 1)[-1] for r in runs}
     for opt, changed, counted in runs:
         assert changed == (counted > 0), (opt, changed, counted)
+
+
+def test_a_pass_that_says_it_is_idempotent_is(monkeypatch):
+    """The loop trusts ``IDEMPOTENT`` passes not to need a confirming run:
+    each run of one that changes the tree is followed here by a second,
+    which must change nothing, on every golden function in both modes."""
+    idempotent = [p for p in fixed_point.PASSES if getattr(p, "IDEMPOTENT", False)]
+    assert idempotent
+    checked = []
+
+    def checking(opt):
+        class Checked:
+            IDEMPOTENT = getattr(opt, "IDEMPOTENT", False)
+
+            @staticmethod
+            def run(tree, ctx):
+                before = ctx.rewrites
+                tree = opt.run(tree, ctx)
+                if Checked.IDEMPOTENT and ctx.rewrites != before:
+                    after, text = ctx.rewrites, fixed_point.fingerprint(tree)
+                    tree = opt.run(tree, ctx)
+                    assert ctx.rewrites == after and fixed_point.fingerprint(tree) == text
+                    checked.append(opt)
+                return tree
+        return Checked
+
+    monkeypatch.setattr(fixed_point, "PASSES", tuple(map(checking, fixed_point.PASSES)))
+    for name, mode in [(n, "reverse") for n in sorted(GOLDEN)] + [(n, "forward") for n in FORWARD]:
+        func, wrt = GOLDEN[name]
+        params = list(inspect.signature(func).parameters)
+        pipeline.transform(func, wrt=tuple(params[i] for i in wrt), mode=mode)
+    assert checked  # the check ran: some golden has something to simplify

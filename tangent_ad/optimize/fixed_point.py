@@ -4,7 +4,9 @@ Passes, in order and round after round: algebraic simplification, copy
 and constant propagation, dead-code elimination. Each is
 ``run(tree, ctx) -> tree`` and counts its changes in ``ctx.rewrites``;
 the loop stops once every pass has run, one after the other, without
-changing anything. Counting is much cheaper than comparing a text of
+changing anything (a pass that declares ``IDEMPOTENT``, whose output
+it would leave as it is, counts as done by the run that changed the tree:
+simplification, whose last run used to only confirm). Counting is much cheaper than comparing a text of
 the whole tree after each round (`fingerprint`), and a pass is not run
 again on a tree it has already left as it was. Call-time staging runs
 the same loop with its own pass in front (``staging.dispatch``), on a
@@ -23,11 +25,14 @@ def run(tree, ctx, passes=None):
     `PASSES` by default) in turn until a run of all of them changes
     nothing (at most `MAX_ROUNDS` rounds)."""
     passes = PASSES if passes is None else passes
-    quiet = 0  # passes in a row that changed nothing
+    quiet = 0  # passes in a row that have nothing left to change
     for step in range(MAX_ROUNDS * len(passes)):
-        before = ctx.rewrites
-        tree = passes[step % len(passes)].run(tree, ctx)
-        quiet = quiet + 1 if ctx.rewrites == before else 0
+        before, current = ctx.rewrites, passes[step % len(passes)]
+        tree = current.run(tree, ctx)
+        if ctx.rewrites == before:
+            quiet += 1
+        else:  # a pass whose output is its own fixed point need not run again to say so
+            quiet = 1 if getattr(current, "IDEMPOTENT", False) else 0
         if quiet == len(passes):
             break
     return tree
