@@ -15,7 +15,7 @@ import numpy as np
 
 from tangent_ad import runtime, scopes, texts
 from tangent_ad.live import LIVE_NAMES_KEY
-from tangent_ad.nodes import is_comment
+from tangent_ad.nodes import BLOCKS, is_comment
 
 
 @dataclass(frozen=True)
@@ -95,15 +95,12 @@ def _locate(trees, module):
             _place(stored, parsed[stored.name], parsed[stored.name].lineno - 1)
 
 
-_BLOCKS = ("body", "orelse", "handlers", "finalbody")
-
-
 def _place(stored, printed, offset):
     if type(stored).__name__ != type(printed).__name__:
         return
     stored.lineno, stored.end_lineno = printed.lineno - offset, printed.end_lineno - offset
     stored.col_offset, stored.end_col_offset = printed.col_offset, printed.end_col_offset
-    for field in _BLOCKS:
+    for field in BLOCKS:
         mine = [s for s in getattr(stored, field, None) or () if not is_comment(s)]
         for inner, line in zip(mine, getattr(printed, field, None) or ()):
             _place(inner, line, offset)

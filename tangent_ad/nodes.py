@@ -101,7 +101,7 @@ def statements(tree):
     found = []
 
     def add(node):
-        for field in ("body", "orelse"):
+        for field in BLOCKS:
             for stmt in getattr(node, field, None) or ():
                 if isinstance(stmt, gast.stmt):
                     found.append(stmt)
@@ -126,9 +126,10 @@ def walk(node):
         level = below
 
 
-# What a copy keeps besides the fields: the location, and the save site a
-# push or a restore is declared with (``saves``).
-_CARRIED = ("lineno", "col_offset", "end_lineno", "end_col_offset", "save_site")
+SAVE_SITE = "save_site"  # the attribute a push or a restore declares its site in (``saves``)
+# What a copy keeps besides the fields: the location, and the save site.
+_CARRIED = ("lineno", "col_offset", "end_lineno", "end_col_offset", SAVE_SITE)
+BLOCKS = ("body", "orelse")  # the fields of a statement that hold statements
 
 
 def copy_tree(node):
@@ -231,8 +232,8 @@ def clone(node):
     for attribute in node._attributes:
         if hasattr(node, attribute):
             setattr(new, attribute, getattr(node, attribute))
-    if "save_site" in node.__dict__:
-        new.save_site = node.save_site
+    if SAVE_SITE in node.__dict__:
+        setattr(new, SAVE_SITE, node.__dict__[SAVE_SITE])
     return new
 
 

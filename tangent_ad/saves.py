@@ -27,9 +27,8 @@ from dataclasses import dataclass
 
 import gast
 
-from tangent_ad.nodes import assign, const, is_pop, is_push, pop, push
-
-ATTRIBUTE = "save_site"
+from tangent_ad.nodes import SAVE_SITE as ATTRIBUTE
+from tangent_ad.nodes import assign, const, is_pop, is_push, pop, push, statements
 
 
 @dataclass(frozen=True, eq=False)
@@ -92,7 +91,7 @@ def carry(old, new):
 
 
 def _form(stmt):
-    """"push", "restore", "replay" or None, by the statement's shape."""
+    """"push", "restore", "replay", "drop" or None, by the statement's shape."""
     if is_push(stmt):
         return "push"
     if isinstance(stmt, gast.Assign) and is_pop(stmt.value):
@@ -114,34 +113,17 @@ def is_save(stmt):
     return site_of(stmt) is not None and is_push(stmt)
 
 
-def is_restore(stmt):
-    """A declared ``x = stack.pop()``."""
-    return site_of(stmt) is not None and isinstance(stmt, gast.Assign)
-
-
-def is_replay(stmt):
-    """A declared ``if stack.pop():``."""
-    return site_of(stmt) is not None and isinstance(stmt, gast.If)
-
-
 def pairs(tree):
     """{restore or replay in `tree`: [its pushes in `tree`]}, from the
     declared sites (nested functions included: a pullback's ``back``
     restores what the pullback saved)."""
     pushes, takes = {}, []
-    stack = [tree]
-    while stack:
-        node = stack.pop()
+    for node in statements(tree):
         site = getattr(node, ATTRIBUTE, None)
         if site is not None:
             if is_push(node):
                 pushes.setdefault(site, []).append(node)
             else:
                 takes.append((node, site))
-        for field in ("body", "orelse", "handlers", "finalbody"):
-            block = getattr(node, field, None)
-            if block.__class__ is list:
-                stack.extend(block)
     # a take whose pushes are not in `tree` is left out: nothing may drop it
     return {take: pushes[site] for take, site in takes if site in pushes}
-

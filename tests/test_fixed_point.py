@@ -23,24 +23,27 @@ from tangent_ad.staging import dispatch
 FORWARD = ("tanh_sum", "mlp", "loop_branch", "rnn")
 
 
+def recorded(opt, runs):
+    """The pass `opt`, appending (its name, whether it changed the tree, the
+    rewrites it counted) to `runs` at every run."""
+    label = getattr(opt, "__name__", type(opt).__name__)
+
+    class Recorded:
+        __name__ = label
+
+        @staticmethod
+        def run(tree, ctx):
+            before, count = fixed_point.fingerprint(tree), ctx.rewrites
+            tree = opt.run(tree, ctx)
+            runs.append((label, fixed_point.fingerprint(tree) != before, ctx.rewrites - count))
+            return tree
+    return Recorded
+
+
 def transform_recording_passes(monkeypatch, name, mode):
     """Transform golden function `name`; return [(pass, changed, counted)]
     for every run of a pass, and the final trees with their contexts."""
     runs, finals = [], []
-
-    def recorded(opt):
-        class Recorded:
-            __name__ = opt.__name__
-
-            @staticmethod
-            def run(tree, ctx):
-                before, count = fixed_point.fingerprint(tree), ctx.rewrites
-                tree = opt.run(tree, ctx)
-                runs.append((opt.__name__, fixed_point.fingerprint(tree) != before,
-                             ctx.rewrites - count))
-                return tree
-        return Recorded
-
     original = fixed_point.run
 
     def run(tree, ctx):
@@ -48,7 +51,8 @@ def transform_recording_passes(monkeypatch, name, mode):
         finals.append((tree, ctx))
         return tree
 
-    monkeypatch.setattr(fixed_point, "PASSES", tuple(map(recorded, fixed_point.PASSES)))
+    monkeypatch.setattr(fixed_point, "PASSES",
+                        tuple(recorded(p, runs) for p in fixed_point.PASSES))
     monkeypatch.setattr(fixed_point, "run", run)
     func, wrt = GOLDEN[name]
     params = list(inspect.signature(func).parameters)
@@ -86,19 +90,8 @@ def test_staging_passes_count_a_rewrite_exactly_when_they_change_the_tree(monkey
 
     runs, original = [], fixed_point.run
 
-    def recorded(opt):
-        class Recorded:
-            @staticmethod
-            def run(tree, ctx):
-                before, count = fixed_point.fingerprint(tree), ctx.rewrites
-                tree = opt.run(tree, ctx)
-                runs.append((getattr(opt, "__name__", type(opt).__name__),
-                             fixed_point.fingerprint(tree) != before, ctx.rewrites - count))
-                return tree
-        return Recorded
-
     def staging_recorded(tree, ctx, passes=None):  # the general loop (passes=None) as it is
-        return original(tree, ctx, passes and tuple(map(recorded, passes)))
+        return original(tree, ctx, passes and tuple(recorded(p, runs) for p in passes))
 
     monkeypatch.setattr(fixed_point, "run", staging_recorded)
     for module in workloads.EVERY:

@@ -284,9 +284,7 @@ class _Reverse:
         orelse += [self.zeros(v) for v in sorted(joined - in_orelse)]
         defined.clear()
         defined.update(joined)
-        decisions = self.plan.decisions[stmt]
-        site = saves.site_of(decisions[0]) if decisions else saves.branch_site()
-        return [saves.replay(site, body or [gast.Pass()], orelse)]
+        return [saves.replay(self.plan.decisions[stmt], body or [gast.Pass()], orelse)]
 
     def loop_adjoint(self, stmt, defined):
         if isinstance(stmt, gast.For) and saving.writes_in([stmt.target]) & self.active:

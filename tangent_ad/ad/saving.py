@@ -18,16 +18,16 @@ A name bound once, by arithmetic on names nothing in the function binds
 (``t = -k`` in a loop, ``k`` a parameter), is not saved: each time the
 loop assigns it again it gets the same value (`_invariant`).
 
-Every push is paired with its pop by a declared save site (``saves``); dead-code elimination
-drops a pair when the restored value is never read, so in the end only
-values that are overwritten *and* needed are saved.
+Every push is paired with its pop by a declared save site (``saves``);
+dead-code elimination drops a pair when the restored value is never read,
+so in the end only values that are overwritten *and* needed are saved.
 """
 from dataclasses import dataclass, field
 
 import gast
 
+from tangent_ad import saves
 from tangent_ad.ad import checkpointing
-from tangent_ad import saves as saves_
 from tangent_ad.nodes import assign, call, const, name, walk, writes
 
 
@@ -36,7 +36,7 @@ class Plan:
     """What the primal sweep saved, for the adjoint sweep to restore."""
 
     saved: dict = field(default_factory=dict)      # core Assign -> [(name, push)]
-    decisions: dict = field(default_factory=dict)  # core If -> its pushes of True/False
+    decisions: dict = field(default_factory=dict)  # core If -> the site of its True/False
     counters: dict = field(default_factory=dict)   # core loop -> counter name
     checkpointed: dict = field(default_factory=dict)  # core loop -> Segments
     undefined: set = field(default_factory=set)    # names pushed before any value
@@ -71,8 +71,7 @@ def primal_sweep(body, ctx, params):
             for target in writes(stmt):
                 counts[target] = counts.get(target, 0) + 1
     overwritten = {v for v, n in counts.items() if n > 1} | set(params)
-    sweep = _Sweep(ctx, plan, overwritten, params)
-    sweep.invariant = _invariant(body, counts)
+    sweep = _Sweep(ctx, plan, overwritten, params, _invariant(body, counts))
     return sweep.block(body, depth=0), plan
 
 
@@ -100,10 +99,11 @@ def _invariant(body, counts):
 
 
 class _Sweep:
-    def __init__(self, ctx, plan, overwritten, params):
+    def __init__(self, ctx, plan, overwritten, params, invariant):
         self.ctx = ctx
         self.plan = plan
         self.overwritten = overwritten
+        self.invariant = invariant  # names whose old values are never saved (`_invariant`)
         self.params = params
         self.defined = set(params)  # names surely assigned so far, at the top level
 
@@ -122,15 +122,15 @@ class _Sweep:
                        if (depth > 0 or t in self.overwritten) and t not in self.invariant]
             if not targets:
                 return [stmt]
-            saves = [(t, saves_.save(name(t), saves_.value_site(t))) for t in targets]
-            self.plan.saved[stmt] = saves
+            pushes = [(t, saves.save(name(t), saves.value_site(t))) for t in targets]
+            self.plan.saved[stmt] = pushes
             self.plan.undefined.update(t for t in targets if t not in self.params)
-            return [s for _, s in saves] + [stmt]
+            return [s for _, s in pushes] + [stmt]
         if isinstance(stmt, gast.If):
-            pushes, site = [], saves_.branch_site()
-            body = _record_branch(self.block(stmt.body, depth), True, pushes, site)
-            orelse = _record_branch(self.block(stmt.orelse, depth), False, pushes, site)
-            self.plan.decisions[stmt] = pushes
+            site = saves.branch_site()
+            body = _record_branch(self.block(stmt.body, depth), True, site)
+            orelse = _record_branch(self.block(stmt.orelse, depth), False, site)
+            self.plan.decisions[stmt] = site
             return [gast.If(test=stmt.test, body=body, orelse=orelse)]
         if checkpointing.is_checkpointed(stmt, self.ctx):
             return checkpointing.forward(stmt, self, depth, self.defined)
@@ -153,15 +153,14 @@ def _target_names(stmt):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)]
 
 
-def _record_branch(block, taken, pushes, site):
+def _record_branch(block, taken, site):
     """`block` (a branch of an ``if``) recording that it ran: a push of
     `taken` on every way out of it, at its end and before each ``break``
     or ``continue`` nested in its own ``if`` statements, since such an exit skips
     the end (the push of an inner ``if`` comes first, so the adjoint pops
-    the outer decision first). Each push made is added to `pushes`."""
+    the outer decision first), each a push of the branch site `site`."""
     def record():
-        pushes.append(saves_.record(taken, site))
-        return pushes[-1]
+        return saves.record(taken, site)
 
     def before_exits(stmts):
         out = []

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import gast
 
 from tangent_ad import texts
-from tangent_ad.nodes import copy_tree, is_comment
+from tangent_ad.nodes import BLOCKS, copy_tree, is_comment
 from tangent_ad.errors import SourceUnavailableError, UnsupportedSyntaxError
 from tangent_ad.frontend import lambdas, wrappers
 
@@ -191,21 +191,20 @@ def parse_function(func):
     return node, info
 
 
-_BLOCKS = ("body", "orelse", "handlers", "finalbody")
-
-
 def _read_stored(stored):
     """A copy of the stored tree of a generated function, as the front end
     reads a function: without the comment markers (which printed text
     turns into comments) and every node placed on its statement's line
     (``loader`` placed the statements on the lines they were printed as)."""
     tree = copy_tree(stored)
-    _without_comments(tree, None)
+    _as_read(tree, None)
     return tree
 
 
-def _without_comments(stmt, where):
-    for field in _BLOCKS:
+def _as_read(stmt, where):
+    """`stmt` (in place) without comment markers in its blocks, and its
+    expressions on its lines (`where`'s when it has none)."""
+    for field in BLOCKS:
         block = getattr(stmt, field, None)
         if block.__class__ is list:
             block[:] = [s for s in block if not is_comment(s)]
@@ -215,8 +214,8 @@ def _without_comments(stmt, where):
         for child in value if value.__class__ is list else (value,):
             if not isinstance(child, gast.AST):
                 continue
-            if field in _BLOCKS and isinstance(child, gast.stmt):
-                _without_comments(child, place)
+            if field in BLOCKS and isinstance(child, gast.stmt):
+                _as_read(child, place)
             else:
                 _place_within(child, place)
 

@@ -11,9 +11,9 @@ maps each pop, an ``x = stack.pop()`` restore or an ``if stack.pop():``
 replay, to its pushes): a restore whose value is never read, or a replay
 whose branches end up empty, is dropped together with its pushes, which
 keeps the stack balanced; so is a declared pop that discards its value
-(``stack.pop()`` alone: a tangent forward mode has no use for). The sites ride on the statements, so this holds
-on the copies staging rewrites too. A pop with no declared site is never
-dropped. A ``# Grad of:`` comment left with nothing under it goes too.
+(``stack.pop()`` alone: a tangent forward mode has no use for). The sites
+ride on the statements, so this holds on the copies staging rewrites too.
+A pop with no declared site is never dropped. A ``# Grad of:`` comment left with nothing under it goes too.
 
 Invariant needed: the tree is the output of a differentiator (calls in
 assignments have no side effects besides stack traffic). Invariant

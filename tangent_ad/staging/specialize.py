@@ -52,7 +52,7 @@ import numpy as np
 
 from tangent_ad.naming import COMPLEX_NOTE
 from tangent_ad.nodes import call, call_name, clone, const, is_comment, walk
-from tangent_ad.staging import pieces
+from tangent_ad.staging import fills, pieces
 from tangent_ad.staging.kinds import BOTTOM, Kind, Kinds, float_kind, is_python_float_like, is_real
 
 
@@ -64,11 +64,11 @@ def run(tree, params, unit=None, given=(), ctx=None):
     length = len(tree.body)
     params = _entry(tree, params)
     kinds = Kinds(tree, params, unit, given)
-    fills = _fills(tree, kinds)
+    counts = fills.binding_counts(tree)  # pieces only drops bindings: still an upper bound
+    known = fills.find(tree, kinds, counts)
     real = bool(params) and all(is_real(k) for k in params.values())
-    counts = binding_counts(tree)  # pieces only drops bindings: still an upper bound
     rewrites = pieces.run(tree, kinds, counts[0])
-    rewriter = _Rewriter(kinds, fills, unit, real, counts)
+    rewriter = _Rewriter(kinds, known, unit, real, counts)
     tree = rewriter.visit(tree)
     tree.body = [s for s in tree.body if not _scalar_check(s, kinds)]
     _drop_real_conversions(tree)
@@ -98,73 +98,12 @@ def _entry(tree, params):
     return params
 
 
-# ---- fills ------------------------------------------------------------------
-
-def _fills(tree, kinds):
-    """{name: (x, s)} for the names bound once to ``np.full_like(x, s)``
-    where `x` is bound once and `s` reads only names bound once outside
-    any loop: wherever the name is read, ``s`` has the same value and `x`
-    the same kind (it may be a later value of a loop variable)."""
-    counts, in_loops = binding_counts(tree)
-    fills = {}
-    for node in walk(tree):
-        if isinstance(node, gast.Assign) and len(node.targets) == 1 and \
-                isinstance(node.targets[0], gast.Name):
-            target, fill = node.targets[0].id, _fill_parts(node.value, kinds)
-            if fill and counts.get(target) == 1 and _bound_once(fill[0], counts) and \
-                    _bound_once(fill[1], counts, in_loops):
-                fills[target] = fill
-    return fills
-
-
-def binding_counts(tree):
-    """({name: how many times it is bound}, {names bound inside a loop})."""
-    counts, in_loops = {}, set()
-    for node in walk(tree):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Param)):
-            counts[node.id] = counts.get(node.id, 0) + 1
-        if isinstance(node, (gast.For, gast.While)):
-            in_loops |= {n.id for stmt in node.body + node.orelse for n in walk(stmt)
-                         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-    return counts, in_loops
-
-
-def _bound_once(expr, counts, in_loops=()):
-    return all(counts.get(n.id, 0) <= 1 and n.id not in in_loops
-               for n in walk(expr) if isinstance(n, gast.Name))
-
-
-def _fill_parts(node, kinds):
-    """(x, s) if `node` is ``np.full_like(x, s)`` with an inexact array
-    `x` and a Python float `s`."""
-    if call_name(node) != "np.full_like" or len(node.args) != 2 or node.keywords:
-        return None
-    x, s = node.args
-    kx, ks = kinds.of(x), kinds.of(s)
-    if kx is None or kx.box != "array" or kx.dtype.kind not in "fc" or \
-            ks is None or ks.box != "float" or kinds.is_placeholder(x):
-        return None
-    return x, s
-
-
-def _exact_scaling(kind, c):
-    """Whether ``D(s) * c == D(s * c)`` for every Python float s, where D
-    is `kind`'s dtype: always in float64; for narrower dtypes only when c
-    is a power of two (c * s is then exact)."""
-    if kind.dtype == np.float64:
-        return True
-    if not (isinstance(c, gast.Constant) and type(c.value) in (int, float)) or c.value == 0:
-        return False
-    mantissa, _ = np.frexp(abs(c.value))
-    return mantissa == 0.5
-
-
 class _Rewriter(gast.NodeTransformer):
-    def __init__(self, kinds, fills, unit, real_arguments=False, bindings=({}, set())):
+    def __init__(self, kinds, known_fills, unit, real_arguments=False, bindings=({}, set())):
         self.rewrites = 0  # nodes replaced, and the few changed in place
         self.kinds = kinds
         self.counts, self.in_loops = bindings
-        self.fills = fills
+        self.fills = known_fills
         self.unit = unit
         self.real_arguments = real_arguments
 
@@ -176,7 +115,7 @@ class _Rewriter(gast.NodeTransformer):
     def fill(self, node):
         """Fresh copies of (x, s) when `node` is a fill, by name or written out."""
         parts = self.fills.get(node.id) if isinstance(node, gast.Name) else \
-            _fill_parts(node, self.kinds)
+            fills.fill_parts(node, self.kinds)
         return copy.deepcopy(parts) if parts else None
 
     def visit_UnaryOp(self, node):
@@ -222,7 +161,7 @@ class _Rewriter(gast.NodeTransformer):
                 operand.id not in self.in_loops:  # bound once, outside loops: its call
             bound = self.kinds.single.get(operand.id)
             if call_name(bound) == "unreduce" and \
-                    _bound_once(bound.args[0], self.counts, self.in_loops):
+                    fills.bound_once(bound.args[0], self.counts, self.in_loops):
                 operand = copy.deepcopy(bound)
         if call_name(operand) != "unreduce" or operand.keywords or \
                 not 3 <= len(operand.args) <= 4:
@@ -257,13 +196,13 @@ class _Rewriter(gast.NodeTransformer):
     def _scales(self, kind, c, op):
         """Whether ``full_like(x, s) op c`` is ``full_like(x, s op c)``: `c`
         a Python number (a nonzero constant for a division: Python raises
-        where NumPy divides by zero) that scales exactly (_exact_scaling)."""
+        where NumPy divides by zero) that scales exactly (fills.exact_scaling)."""
         kc = self.kinds.of(c)
         if kc is None or kc.box not in ("float", "int"):
             return False
         if isinstance(op, gast.Div) and not (isinstance(c, gast.Constant) and c.value):
             return False
-        return _exact_scaling(kind, c)
+        return fills.exact_scaling(kind, c)
 
     def visit_Call(self, node):
         self.generic_visit(node)
