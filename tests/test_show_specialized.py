@@ -227,7 +227,7 @@ def test_splits_and_their_adjoints_become_slices():
     shown, general = _code(tad.show_source(g, x, W)), _code(tad.show_source(g))
     for helper in ("np.split(", "unindex(", "accumulate_at(", "unconcatenate("):
         assert helper in general and helper not in shown, helper
-    assert "z[0:3], z[3:6]" in shown
+    assert "cand = z[0:3]" in shown and "gate = z[3:6]" in shown  # each piece picked
     for _ in range(3):
         got = g(x, W)
         np.testing.assert_allclose(got[0], numerical_grad(split_halves, (x, W), 0), rtol=1e-6)

@@ -10,12 +10,14 @@ accumulation, and ``bW`` is read only by its accumulations and by
 pass runs once, after the others reached their fixed point.
 """
 import gast
+import numpy as np
 
+from tangent_ad import runtime
 from tangent_ad.nodes import walk
 from tangent_ad.staging.kinds import Kinds
 
-FRESH_CALLS = {"np.zeros", "np.zeros_like", "np.ones_like", "np.full_like", "np.outer",
-               "zeros_like", "grad_matmul_lhs", "grad_matmul_rhs"}
+FRESH_CALLS = frozenset({np.zeros, np.zeros_like, np.ones_like, np.full_like, np.outer,
+                         runtime.zeros_like, runtime.grad_matmul_lhs, runtime.grad_matmul_rhs})
 
 
 def run(tree, params, unit=None, given=()):
@@ -30,7 +32,7 @@ def run(tree, params, unit=None, given=()):
                 isinstance(node.targets[0], gast.Name):
             simple.add(id(node.targets[0]))
             v = node.targets[0].id
-            if _accumulates(node, kinds) or _fresh(node.value):
+            if _accumulates(node, kinds) or _fresh(node.value, kinds):
                 candidates.add(v)
             else:
                 rejected.add(v)
@@ -60,18 +62,15 @@ def _accumulates(stmt, kinds):
     return kind is not None and kind.box == "array" and kinds.of(value) == kind
 
 
-def _fresh(value):
+def _fresh(value, kinds):
     """Whether `value` always makes a new array (or a new number)."""
     if isinstance(value, (gast.BinOp, gast.UnaryOp)):
         return True
     if isinstance(value, gast.Call):
-        func = value.func
-        if isinstance(func, gast.Name):
-            return func.id in FRESH_CALLS
-        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
-                func.value.id == "np":
-            return f"np.{func.attr}" in FRESH_CALLS
-        return isinstance(func, gast.Attribute) and func.attr == "sum"
+        func = kinds.callee(value)
+        if func is not None:
+            return func in FRESH_CALLS
+        return isinstance(value.func, gast.Attribute) and value.func.attr == "sum"
     return False
 
 

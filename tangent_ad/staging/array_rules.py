@@ -1,11 +1,13 @@
 """The kinds of array operations, for ``kinds.Kinds``: reductions along
-constant axes, transposes, products, ``np.expand_dims``, ``np.outer`` and the
-adjoint helpers (``unbroadcast``, ``grad_matmul_lhs``...), each from the
-kinds of its operands. A mixin: `Kinds` gives ``of`` and ``_through``.
+constant axes, transposes, products, ``np.expand_dims``, ``np.outer``,
+``np.zeros`` and the adjoint helpers (``unbroadcast``, ``grad_matmul_lhs``...),
+each from the kinds of its operands. A mixin: `Kinds` gives ``of``,
+``_static_int`` and ``callees``.
 """
 import gast
 import numpy as np
 
+from tangent_ad import runtime
 from tangent_ad.staging.kind_values import BOTTOM, Kind, _result, is_python_float_like
 
 
@@ -14,7 +16,7 @@ class ArrayRules:
 
     def _reduce_along(self, func, arg, keywords):
         """``np.sum(x, axis=1, keepdims=True)`` and the other reductions
-        with constant ``axis`` and ``keepdims`` keywords."""
+        `func` with constant ``axis`` and ``keepdims`` keywords."""
         options = {"axis": (None,), "keepdims": (False,)}
         for k in keywords:
             options[k.arg] = _constant_axis(k.value) if k.arg in options else None
@@ -34,8 +36,8 @@ class ArrayRules:
         shape = tuple(1 if i in axes else n for i, n in enumerate(kind.shape) if keepdims or
                       i not in axes)
         with np.errstate(all="ignore"):
-            out = getattr(np, func[3:])(kind.sample(), axis=None if axis is None else
-                                        tuple(axes), keepdims=keepdims)
+            out = func(kind.sample(), axis=None if axis is None else tuple(axes),
+                       keepdims=keepdims)
         return _result(out, shape)
 
     def _transpose(self, node):
@@ -77,12 +79,12 @@ class ArrayRules:
         return _result(out, shape)
 
     def _reduce(self, func, arg):
-        """``np.sum(x)`` and other reductions of all of `x` to a NumPy scalar."""
+        """``np.sum(x)`` and other reductions `func` of all of `x` to a NumPy scalar."""
         kind = self.of(arg)
         if kind in (None, BOTTOM):
             return kind
         with np.errstate(all="ignore"):
-            out = getattr(np, func[3:])(kind.sample())
+            out = func(kind.sample())
         return _result(out, ())
 
     def _expand_dims(self, x, axis):
@@ -104,6 +106,22 @@ class ArrayRules:
             return None
         return _result(np.outer(a.sample(), b.sample()), a.shape + b.shape)
 
+    def _zeros(self, args):
+        """``np.zeros((2, 3))``, ``np.zeros((2, 3), np.float32)``, or with
+        entries of known shapes: ``np.zeros((np.shape(xs)[1], 32))``."""
+        shape, dtype = args[0], (args[1] if len(args) == 2 else None)
+        if not isinstance(shape, gast.Tuple):
+            return None
+        sizes = tuple(self._static_int(e) for e in shape.elts)
+        if None in sizes:
+            return None
+        if dtype is None:
+            return Kind("array", sizes, np.dtype(np.float64))
+        scalar_type = self.callees.of(dtype)
+        if not (isinstance(scalar_type, type) and issubclass(scalar_type, np.generic)):
+            return None
+        return Kind("array", sizes, np.dtype(scalar_type))
+
     def _like_first(self, func, args):
         """``np.full_like(x, s)``, ``np.zeros_like(x)``, ``zeros_like(x)``."""
         if self.is_placeholder(args[0]):
@@ -112,11 +130,11 @@ class ArrayRules:
         if not isinstance(kinds, list):
             return kinds
         x = kinds[0]
-        if func == "np.full_like" and not kinds[1].python and kinds[1].box != "scalar":
+        if func is np.full_like and not kinds[1].python and kinds[1].box != "scalar":
             return None
         if x.box == "array":
             return x
-        if func == "zeros_like" and is_python_float_like(x):
+        if func is runtime.zeros_like and is_python_float_like(x):
             return Kind("float")
         return None
 
@@ -125,17 +143,18 @@ class ArrayRules:
         ``core._like``: a Python float for a Python number or an
         np.float64 (a subclass of float), else the operand's shape and
         (inexact) dtype. Any other case is left unknown."""
-        if len(args) != (2 if func == "unbroadcast" else 3):
+        unbroadcast = func is runtime.unbroadcast
+        if len(args) != (2 if unbroadcast else 3):
             return None
         kinds = self._operands(args)
         if not isinstance(kinds, list):
             return kinds
         g, a, b = kinds if len(kinds) == 3 else kinds + [None]
-        target = {"unbroadcast": a, "grad_matmul_lhs": a, "grad_matmul_rhs": b}[func]
-        if func == "unbroadcast" and is_python_float_like(target) and \
+        target = b if func is runtime.grad_matmul_rhs else a
+        if unbroadcast and is_python_float_like(target) and \
                 (g.box in ("float", "int") or (not g.python and g.dtype.kind in "fiu")):
             return Kind("float")
-        if func == "unbroadcast" and target.box == "scalar" and g in (target, Kind("float")):
+        if unbroadcast and target.box == "scalar" and g in (target, Kind("float")):
             return g
         if target.box == "array" and target.shape and target.dtype.kind in "fc" \
                 and not g.python and g.dtype.kind in "fc":

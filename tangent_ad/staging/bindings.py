@@ -49,12 +49,13 @@ def single_target(stmt):
         and isinstance(stmt.targets[0], gast.Name)
 
 
-def bindings(fdef, skip, given=(), nodes=None):
+def bindings(fdef, skip, callees, given=(), nodes=None):
     """(name, value) for every binding in `fdef` (see the module
     docstring), without the placeholders `skip` and the stack restores.
     The parameters of nested functions named in `given` are left out: the
-    caller knows their kinds. `nodes`: ``walk(fdef)``, when the caller has
-    it already."""
+    caller knows their kinds. `callees` (``callees.Callees``) tells a loop
+    over ``range`` (its variable an int); `nodes`: ``walk(fdef)``, when the
+    caller has it already."""
     out = []
     for node in walk(fdef) if nodes is None else nodes:
         if isinstance(node, gast.Assign):
@@ -73,7 +74,7 @@ def bindings(fdef, skip, given=(), nodes=None):
                 out += [(n.id, None) for t in node.targets for n in walk(t)
                         if isinstance(n, gast.Name)]
         elif isinstance(node, gast.For):
-            counted = _is_range(node.iter)
+            counted = _is_range(node.iter, callees)
             out += [(n.id, gast.Constant(value=0, kind=None) if counted else None)
                     for n in walk(node.target) if isinstance(n, gast.Name)]
         elif isinstance(node, (gast.AugAssign, gast.AnnAssign, gast.NamedExpr)):
@@ -89,8 +90,8 @@ def bindings(fdef, skip, given=(), nodes=None):
     return out
 
 
-def _is_range(node):
+def _is_range(node, callees):
     """``range(...)`` or ``reversed(range(...))``: the loop variable is an int."""
-    if isinstance(node, gast.Call) and dotted(node.func) == "reversed" and len(node.args) == 1:
+    if callees.of_call(node) is reversed and len(node.args) == 1:
         node = node.args[0]
-    return isinstance(node, gast.Call) and dotted(node.func) == "range"
+    return callees.of_call(node) is range

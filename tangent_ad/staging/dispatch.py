@@ -51,9 +51,10 @@ def staged(fn, rebuild=None, compiled=None):
     """A dispatcher for the generated function `fn` (see the module
     docstring); `fn` itself when its signature or namespace rule staging
     out (keyword-only or variadic parameters, helpers reading the globals
-    of other modules; a user's global named like NumPy, a runtime helper or
-    a builtin the rewrites rely on is written under another name by the
-    resolver, so the names these passes read are the helpers'). With `rebuild`,
+    of other modules). The passes know the functions the derivative calls
+    by object, looked up in its namespace (``callees.py``); the calls they
+    write (``np.sum``, ``float``) name what the namespace binds to those
+    names (the resolver renames a user's global that shadows one). With `rebuild`,
     the dispatcher calls it for a new general derivative when `fn`'s
     dependencies change (``live.py``). With `compiled` (a ``compiler.Compiling``),
     each copy is compiled (``tangent_ad.compiled``), on the first call with
@@ -252,7 +253,8 @@ class _Stager:
             trees = None
         if trees is None:
             trees = [copy_tree(t) for t in self.info.trees]
-            kinds = {trees[0].name: Kinds(trees[0], dict(zip(self.params, key))).names}
+            kinds = {trees[0].name: Kinds(trees[0], dict(zip(self.params, key)),
+                                          namespace=self.ns).names}
         module = self.ns.get(LIVE_KEY) or {}
         live = {n: module[n] for n in sorted(self.ns.get(LIVE_NAMES_KEY, ())) if n in module}
         try:
@@ -282,7 +284,7 @@ class _Stager:
         general = fixed_point.fingerprint(functions[0])  # did specializing change it?
         root, pullbacks = functions[0], {f.name: f for f in functions[1:]}
         params = dict(zip(self.params, key))
-        unit = Unit(pullbacks, self._fresh, dict(key[len(self.params):]))
+        unit = Unit(pullbacks, self._fresh, dict(key[len(self.params):]), self.ns)
         unit.solve(root, params)
         dropped = set(unit.invalid)
         trees = [optimize(root, params, unit)]
@@ -388,7 +390,8 @@ def optimize(tree, params, unit=None, given=()):
     `unit` and `given` as for `kinds.Kinds`."""
     passes = (_Specialize(params, unit, given), simplify, propagate, dce)
     tree = fixed_point.run(tree, fixed_point.Tally(), passes)
-    return accumulate.run(inline.run(tree), params, unit, given)
+    namespace = unit.namespace if unit is not None else None
+    return accumulate.run(inline.run(tree, namespace), params, unit, given)
 
 
 class _Specialize:

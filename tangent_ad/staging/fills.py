@@ -4,7 +4,7 @@ that tell when following them is sound."""
 import gast
 import numpy as np
 
-from tangent_ad.nodes import call_name, walk
+from tangent_ad.nodes import walk
 
 
 def find(tree, kinds, bindings):
@@ -45,7 +45,7 @@ def bound_once(expr, counts, in_loops=()):
 def fill_parts(node, kinds):
     """(x, s) if `node` is ``np.full_like(x, s)`` with an inexact array
     `x` and a Python float `s`."""
-    if call_name(node) != "np.full_like" or len(node.args) != 2 or node.keywords:
+    if kinds.callee(node) is not np.full_like or len(node.args) != 2 or node.keywords:
         return None
     x, s = node.args
     kx, ks = kinds.of(x), kinds.of(s)

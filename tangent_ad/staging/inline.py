@@ -22,11 +22,14 @@ change, only when they are computed.
 import re
 
 import gast
+import numpy as np
 
 from tangent_ad import runtime
-from tangent_ad.nodes import call_name, clone, is_comment, reads, walk, writes
+from tangent_ad.nodes import clone, is_comment, reads, walk, writes
+from tangent_ad.staging.callees import for_function, is_numpy_member
 
-_SHAPE_READERS = {"np.full_like", "np.zeros_like", "np.ones_like", "zeros_like"}
+_SHAPE_READERS = frozenset({np.full_like, np.zeros_like, np.ones_like, runtime.zeros_like})
+_HELPERS = frozenset(getattr(runtime, name) for name in runtime.__all__)
 _TEMPORARY = re.compile(r"b?t\d*$")
 _PURE_NODES = (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.Compare,
                gast.Attribute, gast.Subscript, gast.Slice, gast.Tuple, gast.List,
@@ -34,8 +37,10 @@ _PURE_NODES = (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.Compare,
                gast.Call)
 
 
-def run(tree):
-    """Return the FunctionDef `tree` with its single-use temporaries folded."""
+def run(tree, namespace=None):
+    """Return the FunctionDef `tree` with its single-use temporaries folded
+    (its calls looked up in `namespace`, ``callees.py``)."""
+    callees = for_function(tree, namespace)
     loads, stores = {}, {}
     for node in walk(tree):
         if isinstance(node, gast.Name):
@@ -44,7 +49,7 @@ def run(tree):
     once = {v for v, n in stores.items()
             if n == 1 and loads.get(v) == 1 and _TEMPORARY.match(v)}
     for body in _blocks(tree):
-        _fold(body, once)
+        _fold(body, once, callees)
         body[:] = _without_empty_headers(body)
     return tree
 
@@ -78,13 +83,13 @@ def _blocks(tree):
                 yield block
 
 
-def _fold(body, once):
+def _fold(body, once, callees):
     i = len(body) - 1
     while i >= 0:  # from the end: a chain t -> t2 -> h folds in one sweep
         stmt = body[i]
         target = _single_target(stmt)
-        if target in once and _pure(stmt.value):
-            j = _reader(body, i, target, reads(stmt.value))
+        if target in once and _pure(stmt.value, callees):
+            j = _reader(body, i, target, reads(stmt.value), callees)
             if j is not None:
                 _substitute(body[j], target, stmt.value)
                 del body[i]
@@ -98,7 +103,7 @@ def _single_target(stmt):
     return None
 
 
-def _reader(body, i, target, needed):
+def _reader(body, i, target, needed, callees):
     """The index of the simple statement after `i` that reads `target`,
     if the statements before it let the binding move there."""
     for j in range(i + 1, len(body)):
@@ -108,37 +113,38 @@ def _reader(body, i, target, needed):
         if not isinstance(stmt, (gast.Assign, gast.Expr)):
             return None
         if target in reads(stmt):
-            return j if isinstance(stmt, gast.Assign) and not _shape_read(stmt, target) \
-                else None
-        if not (_single_target(stmt) and _pure(stmt.value)) or writes(stmt) & needed:
+            return j if isinstance(stmt, gast.Assign) and \
+                not _shape_read(stmt, target, callees) else None
+        if not (_single_target(stmt) and _pure(stmt.value, callees)) or \
+                writes(stmt) & needed:
             return None
     return None
 
 
-def _shape_read(stmt, target):
+def _shape_read(stmt, target, callees):
     """Whether `stmt` reads `target` for its shape only (``np.full_like(t,
     g)``): folding would write the whole computation into that argument."""
-    return any(isinstance(node, gast.Call) and call_name(node) in _SHAPE_READERS
+    return any(isinstance(node, gast.Call) and callees.of_call(node) in _SHAPE_READERS
                and node.args and isinstance(node.args[0], gast.Name)
                and node.args[0].id == target for node in walk(stmt))
 
 
-def _pure(value):
+def _pure(value, callees):
     """Whether evaluating `value` can have no effect but its result."""
     for node in walk(value):
         if not isinstance(node, _PURE_NODES):
             return False
-        if isinstance(node, gast.Call) and (not _pure_callee(node.func) or any(
+        if isinstance(node, gast.Call) and (not _pure_callee(node.func, callees) or any(
                 k.arg == "out" for k in node.keywords)):
             return False
     return True
 
 
-def _pure_callee(func):
-    if isinstance(func, gast.Name):
-        return func.id in runtime.__all__
-    if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name):
-        return func.value.id == "np" or func.attr == "sum"
+def _pure_callee(func, callees):
+    """A runtime helper, a function of NumPy's own namespace, or an
+    array's ``.sum`` (what specialize writes)."""
+    if callees.of(func) in _HELPERS or is_numpy_member(func, callees):
+        return True
     return isinstance(func, gast.Attribute) and func.attr == "sum"
 
 

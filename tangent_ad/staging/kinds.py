@@ -30,11 +30,13 @@ Two facts about generated code make the join sharper:
 import gast
 import numpy as np
 
+from tangent_ad import runtime
 from tangent_ad.limits import rounds
 from tangent_ad.nodes import walk
 from tangent_ad.staging import sampled
 from tangent_ad.staging.array_rules import ArrayRules
 from tangent_ad.staging.bindings import Part, bindings, dotted, placeholders
+from tangent_ad.staging.callees import Callees
 from tangent_ad.staging.kind_values import (  # noqa: F401 (Kind, kind_of: this module's API too)
     _PYTHON_NUMBERS, BOTTOM, REAL, _REAL_SCALARS, Kind, _join, _result, float_kind,
     is_python_float_like, is_real, kind_of)
@@ -45,12 +47,13 @@ class Outline:
     binds. ``unit.solve`` asks for the kinds of one unchanged tree for
     several parameter kinds, and computes this once per tree."""
 
-    def __init__(self, fdef, given=()):
+    def __init__(self, fdef, given=(), namespace=None):
         self.nodes = list(walk(fdef))
-        self.placeholders = placeholders(fdef)
-        self.assigned = bindings(fdef, self.placeholders, given, self.nodes)
         self.bound = {n.id for n in self.nodes if isinstance(n, gast.Name)
                       and isinstance(n.ctx, (gast.Store, gast.Param))}
+        self.callees = Callees(namespace, self.bound)
+        self.placeholders = placeholders(fdef)
+        self.assigned = bindings(fdef, self.placeholders, self.callees, given, self.nodes)
 
 
 class Kinds(ArrayRules):
@@ -59,13 +62,17 @@ class Kinds(ArrayRules):
     `params` maps parameter names to a Kind (or None: unknown); `given`
     names parameters of nested functions among them (a pullback's
     ``back(bresult)``). `unit` (``unit.Unit``) knows the kinds of the
-    results of the pullbacks the function calls.
+    results of the pullbacks the function calls, and the namespace the
+    calls are looked up in (``callees.py``); without a unit, `namespace`.
     """
 
-    def __init__(self, fdef, params, unit=None, given=(), outline=None):
+    def __init__(self, fdef, params, unit=None, given=(), outline=None, namespace=None):
         self.unit = unit
-        outline = outline or Outline(fdef, given)
+        if namespace is None and unit is not None:
+            namespace = unit.namespace
+        outline = outline or Outline(fdef, given, namespace)
         self.nodes, self.placeholders = outline.nodes, outline.placeholders
+        self.callees = outline.callees
         assigned = outline.assigned
         self.backs = {}  # name of a pullback's back function -> the call binding it
         for name, value in assigned:
@@ -120,6 +127,10 @@ class Kinds(ArrayRules):
     def is_placeholder(self, node):
         return isinstance(node, gast.Name) and node.id in self.placeholders
 
+    def callee(self, node):
+        """The object the call `node` calls (``callees.Callees``), or None."""
+        return self.callees.of_call(node)
+
     def of(self, node):
         """The Kind of expression `node`, None if unknown (or BOTTOM)."""
         if isinstance(node, gast.Name):
@@ -143,14 +154,14 @@ class Kinds(ArrayRules):
         if isinstance(node, gast.Attribute) and node.attr == "T":
             return self._transpose(node.value)
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
-                and node.func.attr == "sum" and dotted(node.func) != "np.sum":
-            return self._sum(node)
+                and node.func.attr == "sum" and self.callee(node) is None:
+            return self._sum(node)  # an array's own sum (what specialize writes)
         if isinstance(node, gast.Call) and not node.keywords:
             found = self._call(node)
             return sampled.kind(self, node) if found is None else found
-        if isinstance(node, gast.Call) and dotted(node.func) in _FULL_REDUCTIONS and \
+        if isinstance(node, gast.Call) and self.callee(node) in _FULL_REDUCTIONS and \
                 len(node.args) == 1:
-            return self._reduce_along(dotted(node.func), node.args[0], node.keywords)
+            return self._reduce_along(self.callee(node), node.args[0], node.keywords)
         if isinstance(node, gast.Call):
             return sampled.kind(self, node)
         return None
@@ -214,54 +225,57 @@ class Kinds(ArrayRules):
         return Kind("array", array.shape[1:], array.dtype)
 
     def _call(self, node):
-        func, args = dotted(node.func), node.args
+        args = node.args
+        name = dotted(node.func)  # the unit's functions are known by name
+        if self.unit is not None and name is not None and \
+                (self.unit.is_pullback(name) or name in self.backs):
+            return self.unit.part(self, Part(node, None, 1))
+        func = self.callee(node)
         if func is None:
             return None
-        if self.unit is not None and (self.unit.is_pullback(func) or func in self.backs):
-            return self.unit.part(self, Part(node, None, 1))
-        if func.startswith("np.") and isinstance(getattr(np, func[3:], None), np.ufunc):
-            ufunc = getattr(np, func[3:])
-            if ufunc.nout == 1 and len(args) == ufunc.nin:
-                return self._apply(ufunc, args)
+        if isinstance(func, np.ufunc):
+            if func.nout == 1 and len(args) == func.nin:
+                return self._apply(func, args)
             return None
         if func in _FULL_REDUCTIONS and len(args) == 1:
             return self._reduce(func, args[0])
-        if func == "np.zeros" and 1 <= len(args) <= 2:
-            return _zeros([self._through(args[0])] + args[1:], self._static_int)
-        if func == "np.expand_dims" and len(args) == 2:
+        if func is np.zeros and 1 <= len(args) <= 2:
+            return self._zeros([self._through(args[0])] + args[1:])
+        if func is np.expand_dims and len(args) == 2:
             return self._expand_dims(*args)
-        if func == "np.outer" and len(args) == 2:
+        if func is np.outer and len(args) == 2:
             return self._outer(args)
-        if func == "float" and len(args) == 1 and is_real(self.of(args[0])) and \
+        if func is float and len(args) == 1 and is_real(self.of(args[0])) and \
                 self.of(args[0]).size == 1 and self.of(args[0]).box != "array":
             return Kind("float")
-        if func in ("len", "np.size", "size_of", "np.ndim") and len(args) == 1:
+        if func in _SIZES and len(args) == 1:
             return Kind("int")
         if func in _ARRAY_LIKE_ARGUMENT and len(args) == 3:
             kind = self.of(args[_ARRAY_LIKE_ARGUMENT[func]])  # a copy, written into
             return kind if kind == BOTTOM or kind is not None and kind.box == "array" else None
         if func in _SHAPE_OF_FIRST and len(args) == _SHAPE_OF_FIRST[func]:
             return self._like_first(func, args)
-        if func in ("unbroadcast", "grad_matmul_lhs", "grad_matmul_rhs"):
+        if func in _ADJOINT_HELPERS:
             return self._adjoint_helper(func, args)
-        if func == "unreduce" and 2 <= len(args) <= 4:  # g spread to x's shape
-            return self._adjoint_helper("unbroadcast", args[:2])
-        if func == "unreduce_max" and 3 <= len(args) <= 5:  # g routed to x's maxima
-            return self._adjoint_helper("unbroadcast", [args[0], args[2]])
-        if func == "conj_complex" and len(args) == 1:
+        if func is runtime.unreduce and 2 <= len(args) <= 4:  # g spread to x's shape
+            return self._adjoint_helper(runtime.unbroadcast, args[:2])
+        if func is runtime.unreduce_max and 3 <= len(args) <= 5:  # g routed to x's maxima
+            return self._adjoint_helper(runtime.unbroadcast, [args[0], args[2]])
+        if func is runtime.conj_complex and len(args) == 1:
             return self.of(args[0])
-        if func == "iterated" and len(args) == 1:  # a known kind is never a dict
+        if func is runtime.iterated and len(args) == 1:  # a known kind is never a dict
             return self.of(args[0])
-        if func == "uniterated" and len(args) == 2 and self.of(args[1]) is not None:
+        if func is runtime.uniterated and len(args) == 2 and self.of(args[1]) is not None:
             return self.of(args[0])
-        if (func, len(args)) in (("float_argument", 1), ("cast_like", 2)):
+        if func is runtime.float_argument and len(args) == 1 or \
+                func is runtime.cast_like and len(args) == 2:
             kind = self.of(args[-1])  # the boundary helpers: a float kind of x's
             return kind if kind in (None, BOTTOM) else float_kind(kind)
-        if func == "accumulate" and len(args) == 2:  # a number or an array: a sum
+        if func is runtime.accumulate and len(args) == 2:  # a number or an array: a sum
             return self._apply(_BINARY[gast.Add], args)
-        if func == "sigmoid" and len(args) == 1:  # np.where(x >= 0, 1.0, e) / (1.0 + e)
+        if func is runtime.sigmoid and len(args) == 1:  # np.where(x >= 0, 1.0, e) / (1.0 + e)
             return self._apply(np.exp, args)
-        if func == "abs_slope" and len(args) == 1:
+        if func is runtime.abs_slope and len(args) == 1:
             return self._apply(np.sign, args)  # conj(sign) for complex: the same kind
         return None
 
@@ -279,14 +293,14 @@ class Kinds(ArrayRules):
             return None
         items = None
         for value in self._values[node.id]:
-            func = dotted(value.func) if isinstance(value, gast.Call) else None
-            where = {"unindex": (0, 1, 2), "accumulate_at": (1, 2, 3)}.get(func)  # g, t, i
-            if where is None or len(value.args) != len(where) + (func == "accumulate_at") or \
-                    value.keywords:
+            func = self.callee(value)
+            where = _PIECE_ADJOINTS.get(func)  # the positions of g, t, i
+            adds = func is runtime.accumulate_at
+            if where is None or len(value.args) != len(where) + adds or value.keywords:
                 return None
             g, parts, index = (value.args[i] for i in where)
-            if func == "accumulate_at" and not (isinstance(value.args[0], gast.Name) and
-                                                value.args[0].id == node.id):
+            if adds and not (isinstance(value.args[0], gast.Name) and
+                             value.args[0].id == node.id):
                 return None
             split = self._through(parts)
             if isinstance(split, (gast.List, gast.Tuple)):  # a split written as slices
@@ -316,8 +330,7 @@ class Kinds(ArrayRules):
                 and type(node.slice.value) is int):
             return None
         value = self._through(node.value)
-        if isinstance(value, gast.Call) and dotted(value.func) == "np.shape" and \
-                len(value.args) == 1 and not value.keywords:
+        if self.callee(value) is np.shape and len(value.args) == 1 and not value.keywords:
             kind = self.of(value.args[0])
         elif isinstance(value, gast.Attribute) and value.attr == "shape":
             kind = self.of(value.value)
@@ -366,36 +379,21 @@ def _entry_copies(fdef, params, counts):
     return copies
 
 
-def _zeros(args, static_int):
-    """``np.zeros((2, 3))``, ``np.zeros((2, 3), np.float32)``, or with
-    entries of known shapes: ``np.zeros((np.shape(xs)[1], 32))``
-    (`static_int` gives an entry's value, or None)."""
-    shape, dtype = args[0], (args[1] if len(args) == 2 else None)
-    if not isinstance(shape, gast.Tuple):
-        return None
-    sizes = tuple(static_int(e) for e in shape.elts)
-    if None in sizes:
-        return None
-    if dtype is None:
-        return Kind("array", sizes, np.dtype(np.float64))
-    if dotted(dtype) is None or not dotted(dtype).startswith("np."):
-        return None
-    scalar_type = getattr(np, dotted(dtype)[3:], None)
-    if not (isinstance(scalar_type, type) and issubclass(scalar_type, np.generic)):
-        return None
-    return Kind("array", sizes, np.dtype(scalar_type))
-
-
 _BINARY = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b,
            gast.Mult: lambda a, b: a * b, gast.Div: lambda a, b: a / b,
            gast.Pow: lambda a, b: a ** b, gast.FloorDiv: lambda a, b: a // b,
            gast.Mod: lambda a, b: a % b}
 _INT_ARITHMETIC = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b,
                    gast.Mult: lambda a, b: a * b, gast.FloorDiv: lambda a, b: a // b}
-_FULL_REDUCTIONS = ("np.sum", "np.mean", "np.prod", "np.max", "np.min", "np.amax", "np.amin")
-_SHAPE_OF_FIRST = {"np.full_like": 2, "np.zeros_like": 1, "zeros_like": 1}
+_FULL_REDUCTIONS = frozenset({np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin})
+_SIZES = frozenset({len, np.size, runtime.size_of, np.ndim})
+_SHAPE_OF_FIRST = {np.full_like: 2, np.zeros_like: 1, runtime.zeros_like: 1}
+_ADJOINT_HELPERS = frozenset({runtime.unbroadcast, runtime.grad_matmul_lhs,
+                              runtime.grad_matmul_rhs})
 # updated(x, i, v), zeroed(g, i, x), unindex(g, x, i): an array of the kind of
 # the argument they copy or make zeros like (``runtime.structures``, ``core``)
-_ARRAY_LIKE_ARGUMENT = {"updated": 0, "zeroed": 0, "unindex": 1}
+_ARRAY_LIKE_ARGUMENT = {runtime.updated: 0, runtime.zeroed: 0, runtime.unindex: 1}
+# unindex(g, t, i) and accumulate_at(a, g, t, i): where their g, t and i are
+_PIECE_ADJOINTS = {runtime.unindex: (0, 1, 2), runtime.accumulate_at: (1, 2, 3)}
 
 

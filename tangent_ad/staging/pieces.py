@@ -14,27 +14,34 @@ Two rewrites of a specialized copy (``specialize.py`` runs this pass):
   -> ``bz = np.concatenate([bcand, bgate])`` (the concatenation may be part
   of a larger expression) when every piece gets exactly
   one adjoint of its own kind (``Kinds.pieces``), so no zeros are made.
+
+A piece picked from such a list, ``[g[0:16], g[16:32]][0]``, is the one
+slice ``g[0:16]`` (slicing a name by constants has no effect to keep).
 """
 import gast
+import numpy as np
 
-from tangent_ad.nodes import const, is_comment, name, walk
-from tangent_ad.staging.bindings import dotted
+from tangent_ad import runtime
+from tangent_ad.nodes import clone, const, is_comment, name, walk
+from tangent_ad.staging import fills
 from tangent_ad.staging.kinds import BOTTOM
 
 
-def run(tree, kinds, counts):
-    """Rewrite `tree` in place for `kinds` (``kinds.Kinds``); `counts` maps
-    each name to how many times the tree binds it (the split adjoints are
-    joined after the other rewrites, which add reads of g). Returns how
-    many rewrites it made."""
+def run(tree, kinds, bindings):
+    """Rewrite `tree` in place for `kinds` (``kinds.Kinds``); `bindings`:
+    ``fills.binding_counts(tree)`` (the split adjoints are joined after the
+    other rewrites, which add reads of g). Returns how many rewrites it made."""
+    counts = bindings[0]
     rewrites = 0
     for node in list(walk(tree)):
-        func = dotted(getattr(node.value, "func", None)) if isinstance(node, gast.Assign) \
-            else None
-        new = _slices(node.value, kinds) if func == "unconcatenate" else \
-            _split(node.value, kinds) if func == "np.split" else None
+        func = kinds.callee(node.value) if isinstance(node, gast.Assign) else None
+        new = _slices(node.value, kinds) if func is runtime.unconcatenate else \
+            _split(node.value, kinds) if func is np.split else None
         if new is not None:
             node.value, rewrites = new, rewrites + 1
+    picker = _Picked(kinds, bindings)
+    picker.visit(tree)
+    rewrites += picker.rewrites
     loads = {}  # name -> how many times the tree reads it
     for node in walk(tree):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
@@ -73,6 +80,41 @@ def _slices(call, kinds):
         pieces.append(_cut(args[0].id, axis, start, start + k.shape[axis]))
         start += k.shape[axis]
     return gast.List(elts=pieces, ctx=gast.Load())
+
+
+class _Picked(gast.NodeTransformer):
+    """``[g[0:16], g[16:32]][0]`` -> ``g[0:16]``, the list written out or
+    bound once to a name, outside loops, like each g it slices (so every g
+    still has the value it was sliced at)."""
+
+    def __init__(self, kinds, bindings):
+        self.kinds, self.bindings = kinds, bindings
+        self.rewrites = 0
+
+    def visit_Subscript(self, node):
+        self.generic_visit(node)
+        items, index = node.value, node.slice
+        if isinstance(items, gast.Name) and fills.bound_once(items, *self.bindings):
+            items = self.kinds._through(items, depth=1)
+        if not (isinstance(items, (gast.List, gast.Tuple)) and isinstance(index, gast.Constant)
+                and type(index.value) is int and -len(items.elts) <= index.value < len(items.elts)
+                and all(_is_cut(e) for e in items.elts)):
+            return node
+        picked = items.elts[index.value]
+        if items is not node.value and not fills.bound_once(picked.value, *self.bindings):
+            return node
+        self.rewrites += 1
+        return clone(picked)
+
+
+def _is_cut(node):
+    """``g[lo:hi]`` or ``g[:, lo:hi]``: a name sliced by constants."""
+    if not (isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name)):
+        return False
+    parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+    return all(isinstance(p, gast.Slice) and p.step is None and
+               all(b is None or isinstance(b, gast.Constant) and type(b.value) is int
+                   for b in (p.lower, p.upper)) for p in parts)
 
 
 def _split(call, kinds):
@@ -131,7 +173,7 @@ def _split_adjoint(block, start, kinds, counts, loads):
     """(index of the concatenation, its rewritten statement) for the
     pattern of the module docstring starting at ``block[start]``; None."""
     first = block[start]
-    if not _binds(first, "unindex", 3):
+    if not _binds(first, runtime.unindex, 3, kinds):
         return None
     listed = first.targets[0].id
     items = kinds.pieces(first.targets[0])
@@ -143,8 +185,8 @@ def _split_adjoint(block, start, kinds, counts, loads):
         if is_comment(stmt):
             i += 1
             continue
-        if _binds(stmt, "unindex" if i == start else "accumulate_at", 3 if i == start else 4) \
-                and stmt.targets[0].id == listed:
+        if _binds(stmt, runtime.unindex if i == start else runtime.accumulate_at,
+                  3 if i == start else 4, kinds) and stmt.targets[0].id == listed:
             g, index = stmt.value.args[-3], stmt.value.args[-1]
             position = kinds._static_int(index)
             if position is None or any(isinstance(n, gast.Name) and n.id == listed
@@ -163,7 +205,7 @@ def _split_adjoint(block, start, kinds, counts, loads):
     user = block[i]  # the statement that concatenates the list: its only reader
     reads = [n for n in walk(user) if isinstance(n, gast.Name) and n.id == listed]
     joins = [n for n in walk(user) if isinstance(n, gast.Call) and
-             dotted(n.func) == "np.concatenate" and n.args and n.args[0] in reads]
+             kinds.callee(n) is np.concatenate and n.args and n.args[0] in reads]
     # read nowhere else in the tree: by the accumulate_at lines and this one
     if len(reads) != 1 or len(joins) != 1 or loads.get(listed) != bindings:
         return None
@@ -172,8 +214,8 @@ def _split_adjoint(block, start, kinds, counts, loads):
     return i, user
 
 
-def _binds(stmt, func, count):
+def _binds(stmt, func, count, kinds):
     return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
         isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Call) and \
-        dotted(stmt.value.func) == func and len(stmt.value.args) == count and \
+        kinds.callee(stmt.value) is func and len(stmt.value.args) == count and \
         not stmt.value.keywords

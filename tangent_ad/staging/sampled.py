@@ -18,21 +18,22 @@ some values (``np.linalg.cholesky`` of a stand-in of ones).
 import gast
 import numpy as np
 
-from tangent_ad.staging.bindings import dotted
+from tangent_ad import runtime
 from tangent_ad.staging.kind_values import BOTTOM, kind_of
 
-FUNCTIONS = frozenset(f"np.{name}" for name in (
-    "stack", "concatenate", "hstack", "vstack", "column_stack", "copy", "dot", "vdot",
-    "inner", "matmul", "transpose", "permute_dims", "diag", "diagonal", "trace", "mean",
-    "tril", "triu", "squeeze", "ravel", "flip", "reshape", "eye", "array", "asarray",
-    "swapaxes", "moveaxis", "tile", "broadcast_to", "kron", "cross", "atleast_1d",
-    "atleast_2d", "real", "imag", "conj", "conjugate", "clip", "where", "ones", "full",
-    "zeros", "empty"))
+FUNCTIONS = frozenset({
+    np.stack, np.concatenate, np.hstack, np.vstack, np.column_stack, np.copy, np.dot,
+    np.vdot, np.inner, np.matmul, np.transpose, np.diag, np.diagonal,
+    np.trace, np.mean, np.tril, np.triu, np.squeeze, np.ravel, np.flip, np.reshape, np.eye,
+    np.array, np.asarray, np.swapaxes, np.moveaxis, np.tile, np.broadcast_to, np.kron,
+    np.cross, np.atleast_1d, np.atleast_2d, np.real, np.imag, np.conj, np.conjugate,
+    np.clip, np.where, np.ones, np.full, np.zeros, np.empty,
+    *([np.permute_dims] if hasattr(np, "permute_dims") else [])})  # (NumPy 2)
 # np.where with one argument is np.nonzero: only its three-argument form
-_ARGUMENTS = {"np.where": 3}
+_ARGUMENTS = {np.where: 3}
 MAX_ENTRIES = 1 << 20  # a larger result is not worth computing for its kind
 # the adjoints of a concatenation and of a stack: one piece of g per array
-PIECES = frozenset({"unconcatenate", "unstack"})
+PIECES = frozenset({runtime.unconcatenate, runtime.unstack})
 
 
 class _Unknown(Exception):
@@ -47,10 +48,10 @@ def kind(kinds, node):
     """The Kind of the call `node` (of a function of `FUNCTIONS`), for the
     ``kinds.Kinds`` of its function; None when unknown, BOTTOM when an
     argument's kind is not found yet."""
-    func = dotted(node.func)
+    func = kinds.callee(node)
     if func not in FUNCTIONS or _ARGUMENTS.get(func, len(node.args)) != len(node.args):
         return None
-    out = _run(kinds, node)
+    out = _run(kinds, node, func)
     if out is BOTTOM or out is _FAILED:
         return None if out is _FAILED else BOTTOM
     if isinstance(out, np.ndarray) and out.size > MAX_ENTRIES:
@@ -61,8 +62,8 @@ def kind(kinds, node):
 _FAILED = object()  # what `_run` returns when the call has no kind
 
 
-def _run(kinds, call):
-    """What the NumPy function `call` calls returns on stand-ins of its
+def _run(kinds, call, func):
+    """What the NumPy function `func` that `call` calls returns on stand-ins of its
     arguments' kinds; BOTTOM while one is not found yet, `_FAILED` when an
     argument has no stand-in (or is ``*args``, ``**kwargs``) or NumPy
     refuses them."""
@@ -71,14 +72,14 @@ def _run(kinds, call):
         return _FAILED
     try:
         args = [_stand_in(kinds, a) for a in call.args]
-        options = {k.arg: _constant(k.value) for k in call.keywords}
+        options = {k.arg: _constant(k.value, kinds) for k in call.keywords}
     except _Bottom:
         return BOTTOM
     except _Unknown:
         return _FAILED
     try:
         with np.errstate(all="ignore"):
-            return getattr(np, dotted(call.func)[3:])(*args, **options)
+            return func(*args, **options)
     except Exception:  # noqa: BLE001 - what NumPy refuses has no kind here
         return _FAILED
 
@@ -87,23 +88,24 @@ def item(kinds, call, index):
     """The Kind of item `index` of what `call` returns, for the adjoints of
     a concatenation and a stack (`PIECES`) and for ``np.split`` (whose
     adjoint, a list, ``Kinds.pieces`` follows); None for other calls."""
-    if dotted(call.func) in PIECES and len(call.args) >= 2:
+    if kinds.callee(call) in PIECES and len(call.args) >= 2:
         return _piece(kinds, call, index)
-    if dotted(call.func) in SPLITS:
+    if kinds.callee(call) in SPLITS:
         return _split_piece(kinds, call, index)
     return None
 
 
-SPLITS = frozenset({"np.split", "np.array_split"})
+SPLITS = frozenset({np.split, np.array_split})
 
 
 def split_pieces(kinds, call):
     """The kinds of the pieces ``np.split(x, sections)`` returns, a tuple,
     for an array `x` of a known kind and sections the kinds fix; None when
     unknown, BOTTOM when an argument's kind is not found yet."""
-    if dotted(call.func) not in SPLITS:
+    func = kinds.callee(call)
+    if func not in SPLITS:
         return None
-    pieces = _run(kinds, call)
+    pieces = _run(kinds, call, func)
     if pieces is BOTTOM or pieces is _FAILED:
         return None if pieces is _FAILED else BOTTOM
     return tuple(kind_of(np.ascontiguousarray(p)) for p in pieces)
@@ -175,7 +177,7 @@ def _stand_in(kinds, node, depth=2):
         return items if isinstance(through, gast.List) else tuple(items)
     if isinstance(node, (gast.Constant, gast.UnaryOp)):
         try:
-            return _constant(node)
+            return _constant(node, kinds)
         except _Unknown:
             pass
     found = kinds.of(node)
@@ -203,19 +205,17 @@ def _stand_in_of(found):
     return found.sample()
 
 
-def _constant(node):
+def _constant(node, kinds):
     """The value of an option: a number, a bool, None, a string, a tuple
-    of those, or a NumPy dtype (``dtype=np.float32``)."""
+    of those, or a NumPy scalar type (``dtype=np.float32``)."""
     if isinstance(node, gast.Constant):
         return node.value
     if isinstance(node, gast.Tuple):
-        return tuple(_constant(e) for e in node.elts)
+        return tuple(_constant(e, kinds) for e in node.elts)
     if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and \
             isinstance(node.operand, gast.Constant) and type(node.operand.value) is int:
         return -node.operand.value
-    name = dotted(node)
-    if name is not None and name.startswith("np.") and \
-            isinstance(getattr(np, name[3:], None), type) and \
-            issubclass(getattr(np, name[3:]), np.generic):
-        return getattr(np, name[3:])
+    scalar_type = kinds.callees.of(node)
+    if isinstance(scalar_type, type) and issubclass(scalar_type, np.generic):
+        return scalar_type
     raise _Unknown

@@ -50,9 +50,11 @@ import copy
 import gast
 import numpy as np
 
+from tangent_ad import runtime
 from tangent_ad.naming import COMPLEX_NOTE
-from tangent_ad.nodes import call, call_name, clone, const, is_comment, walk
+from tangent_ad.nodes import call, clone, const, is_comment, walk
 from tangent_ad.staging import fills, pieces
+from tangent_ad.staging.callees import for_function
 from tangent_ad.staging.kinds import BOTTOM, Kind, Kinds, float_kind, is_python_float_like, is_real
 
 
@@ -62,28 +64,29 @@ def run(tree, params, unit=None, given=(), ctx=None):
     has specialized call the copies. The rewrites are counted in `ctx`
     (``ctx.count_rewrites``), for the fixed point that runs this pass."""
     length = len(tree.body)
-    params = _entry(tree, params)
+    params = _entry(tree, params, for_function(tree, unit.namespace if unit else None))
     kinds = Kinds(tree, params, unit, given)
     counts = fills.binding_counts(tree)  # pieces only drops bindings: still an upper bound
     known = fills.find(tree, kinds, counts)
     real = bool(params) and all(is_real(k) for k in params.values())
-    rewrites = pieces.run(tree, kinds, counts[0])
+    rewrites = pieces.run(tree, kinds, counts)
     rewriter = _Rewriter(kinds, known, unit, real, counts)
     tree = rewriter.visit(tree)
     tree.body = [s for s in tree.body if not _scalar_check(s, kinds)]
-    _drop_real_conversions(tree)
+    _drop_real_conversions(tree, kinds)
     if ctx is not None:  # (the statements dropped here only ever go: a count by length)
         ctx.count_rewrites(rewrites + rewriter.rewrites + (len(tree.body) != length))
     return tree
 
 
-def _entry(tree, params):
+def _entry(tree, params, callees):
     """Drop the leading ``x = float_argument(x)`` of a parameter `x` whose
     kind it keeps (a float, an inexact array); for an integer kind, the
     rest of the body sees the converted kind: the parameters' kinds."""
     params, kept = dict(params), []
     for i, stmt in enumerate(tree.body):
-        if not (isinstance(stmt, gast.Assign) and call_name(stmt.value) == "float_argument"
+        if not (isinstance(stmt, gast.Assign) and
+                callees.of_call(stmt.value) is runtime.float_argument
                 and len(stmt.value.args) == 1 and isinstance(stmt.value.args[0], gast.Name)
                 and isinstance(stmt.targets[0], gast.Name)
                 and stmt.targets[0].id == stmt.value.args[0].id in params):
@@ -160,10 +163,10 @@ class _Rewriter(gast.NodeTransformer):
         if isinstance(operand, gast.Name) and self.counts.get(operand.id) == 1 and \
                 operand.id not in self.in_loops:  # bound once, outside loops: its call
             bound = self.kinds.single.get(operand.id)
-            if call_name(bound) == "unreduce" and \
+            if self.kinds.callee(bound) is runtime.unreduce and \
                     fills.bound_once(bound.args[0], self.counts, self.in_loops):
                 operand = copy.deepcopy(bound)
-        if call_name(operand) != "unreduce" or operand.keywords or \
+        if self.kinds.callee(operand) is not runtime.unreduce or operand.keywords or \
                 not 3 <= len(operand.args) <= 4:
             return None
         g, x, axis = operand.args[:3]
@@ -206,34 +209,35 @@ class _Rewriter(gast.NodeTransformer):
 
     def visit_Call(self, node):
         self.generic_visit(node)
-        func, args = call_name(node), node.args
-        if func == "np.sum" and len(args) == 1 and isinstance(args[0], gast.UnaryOp) and \
+        func, args = self.kinds.callee(node), node.args
+        if func is np.sum and len(args) == 1 and isinstance(args[0], gast.UnaryOp) and \
                 isinstance(args[0].op, gast.USub) and _inexact_array(self.kinds.of(args[0].operand)):
             node.args = [args[0].operand]  # the sum of negations is the negated sum, exactly
             return gast.UnaryOp(op=gast.USub(), operand=node)
         if node.keywords:
             return node
-        if func == "unbroadcast" and len(args) == 2:
+        if func is runtime.unbroadcast and len(args) == 2:
             return self._unbroadcast(node, *args)
-        if func == "unreduce" and 2 <= len(args) <= 4:
+        if func is runtime.unreduce and 2 <= len(args) <= 4:
             return self._unreduce(node, args[0], args[1])
-        if func == "unreduce_max" and len(args) == 5:
+        if func is runtime.unreduce_max and len(args) == 5:
             return self._unreduce_max(node, *args)
-        if func in ("grad_matmul_lhs", "grad_matmul_rhs") and len(args) == 3:
-            return self._matmul(node, func == "grad_matmul_lhs", *args)
+        if func in (runtime.grad_matmul_lhs, runtime.grad_matmul_rhs) and len(args) == 3:
+            return self._matmul(node, func is runtime.grad_matmul_lhs, *args)
         if self.unit is not None and isinstance(node.func, gast.Name) and \
-                self.unit.is_pullback(func):
+                self.unit.is_pullback(node.func.id):
             key = self.unit.key(self.kinds, node)
             spec = self.unit.copy(key) if key not in (BOTTOM, None) else None
             if spec is not None:
                 node.func.id = spec.name
             return node
-        if func == "zeros_like" and len(args) == 1:
+        if func is runtime.zeros_like and len(args) == 1:
             return self._zeros(node, args[0])
-        if func in ("iterated", "uniterated") and len(args) == 1 + (func == "uniterated") \
-                and self.kinds.of(args[-1]) is not None:
+        if func in (runtime.iterated, runtime.uniterated) and \
+                len(args) == 1 + (func is runtime.uniterated) and \
+                self.kinds.of(args[-1]) is not None:
             return args[0]  # an array or a number is not a dict: iterated as it is
-        if func == "cast_like" and len(args) == 2:
+        if func is runtime.cast_like and len(args) == 2:
             kg, kx = self.kinds.of(args[0]), self.kinds.of(args[1])
             if kg is not None and kx is not None and kg == float_kind(kx) and kx.box != "real":
                 return args[0]  # the value already has the kind of its argument
@@ -241,19 +245,19 @@ class _Rewriter(gast.NodeTransformer):
                     (kg.box == "real" or kg.box == "scalar" and kg.dtype == np.float64):
                 return call("float", args[0])  # what cast_like gives a Python number
             return node
-        if func == "accumulate" and len(args) == 2 and None not in map(self.kinds.of, args):
+        if func is runtime.accumulate and len(args) == 2 and None not in map(self.kinds.of, args):
             return gast.BinOp(left=args[0], op=gast.Add(), right=args[1])  # no container
-        if func == "abs_slope" and len(args) == 1 and is_real(self.kinds.of(args[0])):
+        if func is runtime.abs_slope and len(args) == 1 and is_real(self.kinds.of(args[0])):
             node.func = gast.Attribute(value=gast.Name(id="np", ctx=gast.Load(), annotation=None,
                                                        type_comment=None),
                                        attr="sign", ctx=gast.Load())
             self.rewrites += 1
             return node
-        if func in ("np.conj", "conj_complex", "np.real") and len(args) == 1 and (
+        if func in (np.conj, runtime.conj_complex, np.real) and len(args) == 1 and (
                 is_real(self.kinds.of(args[0])) or
-                func == "conj_complex" and self.real_arguments):
+                func is runtime.conj_complex and self.real_arguments):
             return args[0]
-        if func in ("np.size", "size_of") and len(args) == 1 and not self.kinds.is_placeholder(args[0]):
+        if func in (np.size, runtime.size_of) and len(args) == 1 and not self.kinds.is_placeholder(args[0]):
             kind = self.kinds.of(args[0])
             if kind is not None:
                 return const(kind.size)
@@ -376,23 +380,24 @@ def _transpose(node):
 def _scalar_check(stmt, kinds):
     """``ensure_scalar(v)`` for a `v` of a real, not bool, kind with one
     entry; ``ensure_real(v)`` for a real `v`."""
-    if not (isinstance(stmt, gast.Expr) and len(stmt.value.args) == 1 and
-            call_name(stmt.value) in ("ensure_scalar", "ensure_real")):
+    if not (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and
+            len(stmt.value.args) == 1 and
+            kinds.callee(stmt.value) in (runtime.ensure_scalar, runtime.ensure_real)):
         return False
     kind = kinds.of(stmt.value.args[0])
-    if call_name(stmt.value) == "ensure_real":
+    if kinds.callee(stmt.value) is runtime.ensure_real:
         return is_real(kind)
     return is_real(kind) and kind.size == 1 and kind.box != "bool" and \
         (kind.python or kind.dtype.kind != "b")
 
 
-def _drop_real_conversions(fdef):
+def _drop_real_conversions(fdef, kinds):
     """Drop ``bx = bx`` (a ``conj_complex`` the rewriter removed) and the
     comment of the conversion when no ``conj_complex`` is left."""
     fdef.body = [s for s in fdef.body if not (
         isinstance(s, gast.Assign) and isinstance(s.value, gast.Name) and
         isinstance(s.targets[0], gast.Name) and s.targets[0].id == s.value.id)]
-    if not any(call_name(n) == "conj_complex" for n in walk(fdef)
+    if not any(kinds.callee(n) is runtime.conj_complex for n in walk(fdef)
                if isinstance(n, gast.Call)):
         fdef.body = [s for s in fdef.body if not (
             is_comment(s) and s.value.args[0].value == COMPLEX_NOTE)]

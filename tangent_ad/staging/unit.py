@@ -37,11 +37,13 @@ class _Copy:
 
 class Unit:
     """The pullbacks `functions` ({name: FunctionDef}) of one unit; `fresh`
-    gives each copy a name of its own."""
+    gives each copy a name of its own; `namespace` holds the globals their
+    calls refer to (``callees.py``)."""
 
-    def __init__(self, functions, fresh, global_kinds=None):
+    def __init__(self, functions, fresh, global_kinds=None, namespace=None):
         self.functions = functions
         self.fresh = fresh
+        self.namespace = namespace
         self.global_kinds = global_kinds or {}  # data globals' kinds, guarded by staging
         self.copies = {}   # (callee, argument kinds) -> _Copy
         self.origin = {}   # copy name -> callee
@@ -134,7 +136,7 @@ class Unit:
 
     def _outline(self, tree, given=()):
         if id(tree) not in self.outlines:
-            self.outlines[id(tree)] = (tree, Outline(tree, given))
+            self.outlines[id(tree)] = (tree, Outline(tree, given, self.namespace))
         return self.outlines[id(tree)][1]
 
     def solve(self, root, params):

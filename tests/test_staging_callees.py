@@ -1,0 +1,95 @@
+"""Staging knows the functions a derivative calls by object, not by the
+names printed for them (``tangent_ad/staging/callees.py``)."""
+import builtins
+import textwrap
+
+import gast
+import numpy
+import numpy as onp
+from numpy import concatenate as cat
+from numpy import tanh
+
+import tangent_ad as tad
+from tangent_ad import runtime
+from tangent_ad.staging import dispatch as staging
+from tangent_ad.staging.callees import Callees, for_function
+from tangent_ad.testing import check_grads
+
+
+def _expr(source):
+    return gast.parse(source).body[0].value
+
+
+def test_names_and_module_attributes_resolve_in_the_namespace():
+    callees = Callees({"onp": numpy, "cat": numpy.concatenate, "unbroadcast": runtime.unbroadcast,
+                       "data": numpy.ones(3), "__builtins__": builtins})
+    assert callees.of(_expr("onp.linalg.cholesky")) is numpy.linalg.cholesky
+    assert callees.of(_expr("cat")) is numpy.concatenate
+    assert callees.of(_expr("unbroadcast")) is runtime.unbroadcast
+    assert callees.of(_expr("len")) is len  # a builtin
+    assert callees.of(_expr("data")) is None  # an array is no function
+    assert callees.of(_expr("np.sum")) is None  # not in this namespace
+    assert callees.of(_expr("cat.attr")) is None  # attributes of modules only
+    assert callees.of(_expr("f(x).g")) is None
+
+
+def test_a_name_the_function_binds_is_not_the_global():
+    fdef = gast.parse(textwrap.dedent("""
+        def f(x):
+            unbroadcast = x
+            return unbroadcast(x, x)
+    """)).body[0]
+    callees = for_function(fdef)
+    assert callees.of(_expr("unbroadcast")) is None
+    assert callees.of(_expr("zeros_like")) is runtime.zeros_like  # the standard namespace
+
+
+def aliased(w, x):
+    h = cat([onp.tanh(x @ w), x], axis=1)
+    return onp.sum(h ** 2)
+
+
+def from_imported(w, x):
+    return onp.sum(tanh(x @ w) ** 2)
+
+
+def _staged(f, args):
+    df = tad.grad(f)
+    for _ in range(3):
+        got = df(*args)
+    sources = list(staging.variants(df).values())
+    assert len(sources) == 1
+    return df, got, sources[0]
+
+
+def test_numpy_under_other_names_is_specialized():
+    """``import numpy as onp`` and ``from numpy import concatenate as cat``:
+    the copy has no helper left, the piece of g it keeps is one slice, and
+    the gradient is the general one's and finite differences'."""
+    rng = onp.random.default_rng(0)
+    w, x = rng.standard_normal((3, 2)), rng.standard_normal((4, 3))
+    df, got, source = _staged(aliased, (w, x))
+    for helper in ("unconcatenate", "grad_matmul_rhs", "cast_like", "float_argument", "]["):
+        assert helper not in source, source
+    onp.testing.assert_allclose(got, df.__wrapped__(w, x), rtol=1e-13)
+    check_grads(aliased, df, (w, x))
+    df, got, source = _staged(from_imported, (w, x))
+    assert "grad_matmul_rhs" not in source and "unbroadcast" not in source, source
+    check_grads(from_imported, df, (w, x))
+
+
+def concatenates_in_a_loop(w, x):
+    total = 0.0
+    for _ in range(3):
+        h = cat([onp.tanh(x @ w), x], axis=1)
+        w = w * 0.5
+        total = total + onp.sum(h ** 2)
+    return total
+
+
+def test_a_piece_picked_in_a_loop_matches_finite_differences():
+    rng = onp.random.default_rng(1)
+    w, x = rng.standard_normal((3, 2)), rng.standard_normal((4, 3))
+    df, got, _ = _staged(concatenates_in_a_loop, (w, x))
+    onp.testing.assert_allclose(got, df.__wrapped__(w, x), rtol=1e-13)
+    check_grads(concatenates_in_a_loop, df, (w, x))
