@@ -95,3 +95,17 @@ def _is_range(node, callees):
     if callees.of_call(node) is reversed and len(node.args) == 1:
         node = node.args[0]
     return callees.of_call(node) is range
+
+
+def entry_copies(fdef, params, counts):
+    """{name: parameter} for the leading ``name = parameter`` statements of
+    `fdef` (each name bound once, no parameter rebound before them)."""
+    copies = {}
+    for stmt in fdef.body:
+        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
+                isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Name)
+                and stmt.value.id in params and stmt.targets[0].id not in params and
+                counts.get(stmt.targets[0].id) == 1):
+            break
+        copies[stmt.targets[0].id] = stmt.value.id
+    return copies

@@ -33,9 +33,9 @@ import numpy as np
 from tangent_ad import runtime
 from tangent_ad.limits import rounds
 from tangent_ad.nodes import walk
-from tangent_ad.staging import sampled
+from tangent_ad.staging import factor_rules, sampled
 from tangent_ad.staging.array_rules import ArrayRules
-from tangent_ad.staging.bindings import Part, bindings, dotted, placeholders
+from tangent_ad.staging.bindings import Part, bindings, dotted, entry_copies, placeholders
 from tangent_ad.staging.callees import Callees
 from tangent_ad.staging.kind_values import (  # noqa: F401 (Kind, kind_of: this module's API too)
     _PYTHON_NUMBERS, BOTTOM, REAL, _REAL_SCALARS, Kind, _join, _result, float_kind,
@@ -95,7 +95,7 @@ class Kinds(ArrayRules):
         # ``x_arg = x`` before anything binds x (the boundary's copy of an
         # argument, ``ad/boundary.py``): the parameter's kind, whatever x
         # is bound to later
-        copies = _entry_copies(fdef, params, counts)
+        copies = entry_copies(fdef, params, counts)
         self.names.update({name: params[copies[name]] for name in copies})
         assigned = [(name, value) for name, value in assigned if name not in copies]
         for name in copies:
@@ -156,6 +156,9 @@ class Kinds(ArrayRules):
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
                 and node.func.attr == "sum" and self.callee(node) is None:
             return self._sum(node)  # an array's own sum (what specialize writes)
+        rule = factor_rules.rule(self.callee(node)) if isinstance(node, gast.Call) else None
+        if rule is not None:
+            return rule(self, node)
         if isinstance(node, gast.Call) and not node.keywords:
             found = self._call(node)
             return sampled.kind(self, node) if found is None else found
@@ -271,6 +274,10 @@ class Kinds(ArrayRules):
                 func is runtime.cast_like and len(args) == 2:
             kind = self.of(args[-1])  # the boundary helpers: a float kind of x's
             return kind if kind in (None, BOTTOM) else float_kind(kind)
+        if func is runtime.accumulate_at and len(args) == 4:  # a + g placed in an array x
+            a, x = self.of(args[0]), self.of(args[2])
+            return BOTTOM if BOTTOM in (a, x) else \
+                x if a == x and x is not None and x.box == "array" else None
         if func is runtime.accumulate and len(args) == 2:  # a number or an array: a sum
             return self._apply(_BINARY[gast.Add], args)
         if func is runtime.sigmoid and len(args) == 1:  # np.where(x >= 0, 1.0, e) / (1.0 + e)
@@ -343,7 +350,7 @@ class Kinds(ArrayRules):
 
     def _static_int(self, node):
         """The value of an int that the kinds fix: a constant, or an entry
-        of a known array's shape (`_shape_entry`); None otherwise."""
+        of a known array's shape (`_shape_entry`) or its length; None otherwise."""
         node = self._through(node)
         if isinstance(node, gast.Constant) and type(node.value) is int:
             return node.value
@@ -356,6 +363,10 @@ class Kinds(ArrayRules):
                     isinstance(node.op, gast.FloorDiv) and right == 0:
                 return None
             return _INT_ARITHMETIC[type(node.op)](left, right)
+        if self.callee(node) is len and len(node.args) == 1:  # an array's first axis
+            kind = self.of(node.args[0])
+            return kind.shape[0] if kind not in (None, BOTTOM) and kind.box == "array" \
+                and kind.shape else None
         return self._shape_entry(node)
 
     def _through(self, node, depth=8):
@@ -364,20 +375,6 @@ class Kinds(ArrayRules):
         while depth and isinstance(node, gast.Name) and node.id in self.single:
             node, depth = self.single[node.id], depth - 1
         return node
-
-def _entry_copies(fdef, params, counts):
-    """{name: parameter} for the leading ``name = parameter`` statements of
-    `fdef` (each name bound once, no parameter rebound before them)."""
-    copies = {}
-    for stmt in fdef.body:
-        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
-                isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Name)
-                and stmt.value.id in params and stmt.targets[0].id not in params and
-                counts.get(stmt.targets[0].id) == 1):
-            break
-        copies[stmt.targets[0].id] = stmt.value.id
-    return copies
-
 
 _BINARY = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b,
            gast.Mult: lambda a, b: a * b, gast.Div: lambda a, b: a / b,

@@ -175,7 +175,7 @@ def _stand_in(kinds, node, depth=2):
     if isinstance(through, (gast.List, gast.Tuple)) and depth:
         items = [_stand_in(kinds, e, depth - 1) for e in through.elts]
         return items if isinstance(through, gast.List) else tuple(items)
-    if isinstance(node, (gast.Constant, gast.UnaryOp)):
+    if isinstance(node, (gast.Constant, gast.UnaryOp, gast.Call)):
         try:
             return _constant(node, kinds)
         except _Unknown:
@@ -207,7 +207,8 @@ def _stand_in_of(found):
 
 def _constant(node, kinds):
     """The value of an option: a number, a bool, None, a string, a tuple
-    of those, or a NumPy scalar type (``dtype=np.float32``)."""
+    of those, a NumPy scalar type (``dtype=np.float32``), or the axes
+    ``inverse_permutation`` gives for constant axes."""
     if isinstance(node, gast.Constant):
         return node.value
     if isinstance(node, gast.Tuple):
@@ -215,6 +216,9 @@ def _constant(node, kinds):
     if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and \
             isinstance(node.operand, gast.Constant) and type(node.operand.value) is int:
         return -node.operand.value
+    if isinstance(node, gast.Call) and kinds.callee(node) is runtime.inverse_permutation \
+            and len(node.args) == 1 and not node.keywords:  # the axes np.transpose undoes
+        return runtime.inverse_permutation(_constant(node.args[0], kinds))
     scalar_type = kinds.callees.of(node)
     if isinstance(scalar_type, type) and issubclass(scalar_type, np.generic):
         return scalar_type
