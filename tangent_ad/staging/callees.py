@@ -19,15 +19,11 @@ from tangent_ad import runtime
 from tangent_ad.nodes import walk
 
 
-def standard_namespace():
-    """The globals generated code has when nothing shadows them: NumPy as
-    ``np`` and the runtime helpers (for kinds asked without a derivative)."""
-    namespace = {name: getattr(runtime, name) for name in runtime.__all__}
-    namespace.update(np=np, __builtins__=builtins)
-    return namespace
-
-
-_STANDARD = standard_namespace()
+# the globals generated code has when nothing shadows them: the runtime
+# helpers and NumPy as ``np`` (for kinds asked without a derivative)
+_STANDARD = {name: getattr(runtime, name) for name in runtime.__all__}
+RUNTIME_HELPERS = frozenset(_STANDARD.values())
+_STANDARD.update(np=np, __builtins__=builtins)
 
 
 class Callees:
@@ -60,15 +56,20 @@ class Callees:
         """The object the call `node` calls; None for anything else."""
         return self.of(node.func) if isinstance(node, gast.Call) else None
 
+    def is_numpy_member(self, func):
+        """Whether the expression `func` is ``np.X``: an attribute of the
+        NumPy module itself (however it is named)."""
+        return isinstance(func, gast.Attribute) and self.of(func.value) is np
+
 
 def for_function(fdef, namespace=None):
     """The `Callees` of the FunctionDef `fdef`, in `namespace`."""
-    return Callees(namespace, bound_names(fdef))
+    return Callees(namespace, bound_names(walk(fdef)))
 
 
-def bound_names(fdef):
-    """The names `fdef` binds anywhere (parameters included)."""
-    return {n.id for n in walk(fdef) if isinstance(n, gast.Name)
+def bound_names(nodes):
+    """The names bound among `nodes` (a function's, parameters included)."""
+    return {n.id for n in nodes if isinstance(n, gast.Name)
             and isinstance(n.ctx, (gast.Store, gast.Param))}
 
 
@@ -86,8 +87,3 @@ def _usable(found):
         return None
     return found
 
-
-def is_numpy_member(func, callees):
-    """Whether the expression `func` is ``np.X``: an attribute of the NumPy
-    module itself (however it is named)."""
-    return isinstance(func, gast.Attribute) and callees.of(func.value) is np

@@ -26,10 +26,9 @@ import numpy as np
 
 from tangent_ad import runtime
 from tangent_ad.nodes import clone, is_comment, reads, walk, writes
-from tangent_ad.staging.callees import for_function, is_numpy_member
+from tangent_ad.staging.callees import RUNTIME_HELPERS, for_function
 
 _SHAPE_READERS = frozenset({np.full_like, np.zeros_like, np.ones_like, runtime.zeros_like})
-_HELPERS = frozenset(getattr(runtime, name) for name in runtime.__all__)
 _TEMPORARY = re.compile(r"b?t\d*$")
 _PURE_NODES = (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.Compare,
                gast.Attribute, gast.Subscript, gast.Slice, gast.Tuple, gast.List,
@@ -143,7 +142,7 @@ def _pure(value, callees):
 def _pure_callee(func, callees):
     """A runtime helper, a function of NumPy's own namespace, or an
     array's ``.sum`` (what specialize writes)."""
-    if callees.of(func) in _HELPERS or is_numpy_member(func, callees):
+    if callees.of(func) in RUNTIME_HELPERS or callees.is_numpy_member(func):
         return True
     return isinstance(func, gast.Attribute) and func.attr == "sum"
 

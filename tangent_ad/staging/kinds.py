@@ -36,7 +36,7 @@ from tangent_ad.nodes import walk
 from tangent_ad.staging import factor_rules, sampled
 from tangent_ad.staging.array_rules import ArrayRules
 from tangent_ad.staging.bindings import Part, bindings, dotted, entry_copies, placeholders
-from tangent_ad.staging.callees import Callees
+from tangent_ad.staging.callees import Callees, bound_names
 from tangent_ad.staging.kind_values import (  # noqa: F401 (Kind, kind_of: this module's API too)
     _PYTHON_NUMBERS, BOTTOM, REAL, _REAL_SCALARS, Kind, _join, _result, float_kind,
     is_python_float_like, is_real, kind_of)
@@ -49,8 +49,7 @@ class Outline:
 
     def __init__(self, fdef, given=(), namespace=None):
         self.nodes = list(walk(fdef))
-        self.bound = {n.id for n in self.nodes if isinstance(n, gast.Name)
-                      and isinstance(n.ctx, (gast.Store, gast.Param))}
+        self.bound = bound_names(self.nodes)
         self.callees = Callees(namespace, self.bound)
         self.placeholders = placeholders(fdef)
         self.assigned = bindings(fdef, self.placeholders, self.callees, given, self.nodes)
@@ -153,21 +152,23 @@ class Kinds(ArrayRules):
             return self._row(node)
         if isinstance(node, gast.Attribute) and node.attr == "T":
             return self._transpose(node.value)
-        if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
-                and node.func.attr == "sum" and self.callee(node) is None:
+        if isinstance(node, gast.Call):
+            return self._of_call(node, self.callee(node))
+        return None
+
+    def _of_call(self, node, func):
+        """The Kind of the call `node` of `func` (its object, or None)."""
+        if func is None and isinstance(node.func, gast.Attribute) and node.func.attr == "sum":
             return self._sum(node)  # an array's own sum (what specialize writes)
-        rule = factor_rules.rule(self.callee(node)) if isinstance(node, gast.Call) else None
+        rule = factor_rules.rule(func)
         if rule is not None:
             return rule(self, node)
-        if isinstance(node, gast.Call) and not node.keywords:
-            found = self._call(node)
-            return sampled.kind(self, node) if found is None else found
-        if isinstance(node, gast.Call) and self.callee(node) in _FULL_REDUCTIONS and \
-                len(node.args) == 1:
-            return self._reduce_along(self.callee(node), node.args[0], node.keywords)
-        if isinstance(node, gast.Call):
-            return sampled.kind(self, node)
-        return None
+        if not node.keywords:
+            found = self._call(node, func)
+            return sampled.kind(self, node, func) if found is None else found
+        if func in _FULL_REDUCTIONS and len(node.args) == 1:
+            return self._reduce_along(func, node.args[0], node.keywords)
+        return sampled.kind(self, node, func)
 
     def _operands(self, nodes):
         kinds = [self.of(n) for n in nodes]
@@ -227,13 +228,12 @@ class Kinds(ArrayRules):
             return Kind("scalar", (), array.dtype)
         return Kind("array", array.shape[1:], array.dtype)
 
-    def _call(self, node):
+    def _call(self, node, func):
         args = node.args
         name = dotted(node.func)  # the unit's functions are known by name
         if self.unit is not None and name is not None and \
                 (self.unit.is_pullback(name) or name in self.backs):
             return self.unit.part(self, Part(node, None, 1))
-        func = self.callee(node)
         if func is None:
             return None
         if isinstance(func, np.ufunc):

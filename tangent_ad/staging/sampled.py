@@ -44,11 +44,10 @@ class _Bottom(Exception):
     pass
 
 
-def kind(kinds, node):
-    """The Kind of the call `node` (of a function of `FUNCTIONS`), for the
-    ``kinds.Kinds`` of its function; None when unknown, BOTTOM when an
+def kind(kinds, node, func):
+    """The Kind of the call `node` of `func` (a function of `FUNCTIONS`), for
+    the ``kinds.Kinds`` of its function; None when unknown, BOTTOM when an
     argument's kind is not found yet."""
-    func = kinds.callee(node)
     if func not in FUNCTIONS or _ARGUMENTS.get(func, len(node.args)) != len(node.args):
         return None
     out = _run(kinds, node, func)
