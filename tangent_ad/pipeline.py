@@ -5,6 +5,11 @@
           -> validate -> resolve -> normalize -> exits -> activity
           -> reverse | forward -> optimize -> boundary -> emit -> load
 
+A derivative differentiated again is parsed to the tree it was printed
+from, and ``reread`` takes it to the core form in place of the stages
+before ``exits`` (``frontend/reread.py``): the user's stages read the
+user's Python only.
+
 The six stages before validation rewrite Python's richer forms (match,
 walrus, generator expressions, map, sorted, functions as values, calls
 that pass or return closures, ...)
@@ -22,8 +27,8 @@ from tangent_ad.analysis import activity
 from tangent_ad.context import Context
 from tangent_ad.errors import InternalError, TangentADError, UnsupportedSyntaxError
 from tangent_ad.frontend import (aux, builtin_forms, comprehensions, exits, function_values,
-                                 generators, inline, normalize, resolve, signatures, source,
-                                 statements, validate)
+                                 generated, generators, inline, normalize, reread, resolve,
+                                 signatures, source, statements, validate)
 from tangent_ad.frontend import unit_writes
 from tangent_ad.limits import rounds
 from tangent_ad.nodes import walk
@@ -35,6 +40,7 @@ from tangent_ad.optimize import fixed_point
 MAX_FUNCTIONS = 256
 FRONTEND = (generators, signatures, inline, statements, comprehensions, builtin_forms, function_values,
             validate, resolve, normalize, exits, aux, activity)
+GENERATED_FRONTEND = (reread, exits, aux, activity)  # a derivative differentiated again
 # mode -> (differentiating stage, kind of the requested function, of its callees)
 MODES = {"reverse": (reverse, "gradient", "pullback"),
          "forward": (forward, "jvp", "jvp")}
@@ -135,7 +141,7 @@ def _generate(func, wrt, kind, calls, *, mode, optimized, verbose, unit=None,
     ctx.facts["scalar_output"] = scalar or has_aux
     ctx.facts["inline_calls"] = inline_calls
     tree, ctx.info = source.parse_function(func)
-    for stage in FRONTEND:
+    for stage in GENERATED_FRONTEND if generated.is_generated(func) else FRONTEND:
         tree = _stage(stage, tree, ctx)
     tree = _stage(MODES[mode][0], tree, ctx)
     if optimized:

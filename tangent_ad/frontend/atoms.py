@@ -1,7 +1,7 @@
 """Expressions reduced to atoms: the half of the normalizer that takes
 ``a * b + c`` apart into ``t = a * b`` and ``t2 = t + c``.
 
-`Atoms` is a mixin of ``normalize._Normalizer`` (as ``Desugar`` and
+`Atoms` is a mixin of ``normalize.Normalizer`` (as ``Desugar`` and
 ``CallArguments`` are): `atom` reduces an expression to a name, a constant
 or a global attribute, emitting a temporary for each operation inside it;
 `operation` reduces it to one operation on atoms (a NumPy call for an
@@ -72,7 +72,7 @@ class Atoms:
             return self.comprehension(node)
         if isinstance(node, gast.Lambda):
             functions = self.ctx.facts.get("local_functions", {})
-            if node not in functions and self.stack:
+            if node not in functions and self.keeps_lambdas:
                 # a lambda of a user's nested def that generated code keeps
                 # as written (the calls go to its pullback): it stays as it is
                 return self.verbatim([gast.Expr(value=node)])[0].value

@@ -32,7 +32,6 @@ import inspect
 
 import gast
 
-from tangent_ad.frontend import generated
 from tangent_ad.frontend.static_scope import StaticScope
 from tangent_ad.nodes import const as _const, name as _load, walk
 from tangent_ad.runtime import objects, ordering, structures
@@ -42,8 +41,6 @@ _NAMES = ("sorted", "reversed", "min", "max", "dict", "get")
 
 def run(tree, ctx):
     """Return the FunctionDef `tree` with the builtin forms rewritten."""
-    if generated.is_generated(ctx.func):
-        return tree
     known = getattr(ctx.func, "__globals__", {})
     if not any(isinstance(n, gast.JoinedStr) or isinstance(n, gast.Call) and
                _worth_a_look(n, known) for n in walk(tree)):

@@ -19,7 +19,7 @@ from tangent_ad.registry import REGISTRY
 
 
 class CallArguments:
-    """Mixed into normalize._Normalizer; see the module docstring."""
+    """Mixed into normalize.Normalizer; see the module docstring."""
 
     def spread(self, node):
         """``g(a, *xs)`` for a function with a fixed number of parameters:
@@ -77,10 +77,7 @@ class CallArguments:
         ``*args`` are packed into one tuple, ``f(x, *t)``, so that its
         derivative template sees them as one value with one adjoint."""
         if node.args and isinstance(node.args[-1], gast.Starred):
-            if not self.ctx.facts.get("generated"):
-                return self.spread(node)
-            return [self.atom(a) for a in node.args[:-1]] + [  # generated: packed
-                gast.Starred(value=self.atom(node.args[-1].value), ctx=gast.Load())]
+            return self.spread(node)
         args = [self.atom(a) for a in node.args]
         first = _first_variadic(self.ctx.resolved.get(node))
         if first is None or len(args) <= first:

@@ -33,7 +33,7 @@ import functools
 
 import gast
 
-from tangent_ad.frontend import function_values, generated
+from tangent_ad.frontend import function_values
 from tangent_ad.frontend.static_scope import StaticScope
 from tangent_ad.nodes import walk
 
@@ -46,8 +46,6 @@ _CONSUMERS = tuple(getattr(builtins, n) for n in (
 
 def run(tree, ctx):
     """Return the FunctionDef `tree` with the lazy forms rewritten."""
-    if generated.is_generated(ctx.func):
-        return tree
     scope = StaticScope(tree, ctx)
     _Rewrite(scope, set(function_values.aliases(tree, scope))).visit(tree)
     return gast.fix_missing_locations(tree)

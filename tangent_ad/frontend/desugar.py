@@ -19,7 +19,7 @@ from tangent_ad.runtime.structures import appended, iterated, updated
 
 
 class Desugar:
-    """Mixed into normalize._Normalizer; see the module docstring."""
+    """Mixed into normalize.Normalizer; see the module docstring."""
 
     def local_function(self, lifted):
         """Emit a nested def (or lambda) in its lifted form, whose captured

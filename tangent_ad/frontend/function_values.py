@@ -32,7 +32,7 @@ import copy
 
 import gast
 
-from tangent_ad.frontend import closures, generated, object_loops, transforms_in_code
+from tangent_ad.frontend import closures, object_loops, transforms_in_code
 from tangent_ad.frontend.static_scope import StaticScope, loads
 from tangent_ad.nodes import located, walk
 
@@ -40,8 +40,6 @@ from tangent_ad.nodes import located, walk
 def run(tree, ctx):
     """Return the FunctionDef `tree` with known function values written in
     place of the local names and loop variables that hold them."""
-    if generated.is_generated(ctx.func):
-        return tree
     scope = StaticScope(tree, ctx)
     transforms_in_code.make(tree, scope, ctx)
     _function_defaults(tree, ctx, scope)

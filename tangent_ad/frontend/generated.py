@@ -1,23 +1,17 @@
-"""Code that tangent_ad generated, read back as input: its save stack.
+"""What code tangent_ad generated looks like: its save stack and closures.
 
 A generated gradient saves values on a list named ``stack`` (see
 ``ad.saving``): ``stack.append(v)`` in the primal sweep, ``v =
-stack.pop()`` and ``if stack.pop():`` in the adjoint sweep. When such a
-function is itself transformed (``tad.jvp(tad.grad(f))``), these three
-statements stay as they are in the core form, in place and cheap,
-instead of becoming the functional ``stack = appended(stack, v)`` of a
-user's list. Forward mode then pairs each push with a push of the
-tangent and each pop with a pop of the tangent (``ad.forward``).
-
-Only the reserved name ``stack`` of a generated function is read this
-way; a user's own list named ``stack`` is an ordinary list.
-
-Generated code also has a few constructs a user's code may not: the
-closure ``back`` a pullback returns (kept as a real closure, with its
-``nonlocal`` line, see ``closure``; ``ad.forward_closures`` gives it a
-tangent), calls of such closures, boolean masks (``a | b``, ``~a``,
-``axis or 0``) and packed arguments (``f(*t)``). The front end accepts
-them in generated code only (``ctx.facts["generated"]``).
+stack.pop()`` and ``if stack.pop():`` in the adjoint sweep, and a
+pullback returns a closure ``back``. When such a function is itself
+transformed (``tad.jvp(tad.grad(f))``), ``frontend.reread`` reads it
+instead of the user's front end; forward mode then pairs each push with
+a push of the tangent and each pop with a pop of the tangent
+(``ad.forward``), and gives each closure a tangent
+(``ad.forward_closures``). These predicates say which function and which
+statements are such code. Only the reserved name ``stack`` of a
+generated function is read this way; a user's own list named ``stack``
+is an ordinary list.
 """
 import types
 
@@ -60,28 +54,8 @@ def is_stack_push(stmt):
     return is_push(stmt) and len(stmt.value.args) == 1 and not stmt.value.keywords
 
 
-def is_mask_operation(node):
-    """``a | b``, ``a & b``, ``~a`` and ``a or b``: the boolean masks and
-    defaults that derivative rules compute. In generated code they are
-    accepted as values that are never differentiated."""
-    return isinstance(node, gast.BoolOp) or (
-        isinstance(node, gast.BinOp) and isinstance(node.op, _BITWISE)) or (
-        isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Invert))
 
 
-_BITWISE = (gast.BitOr, gast.BitAnd, gast.BitXor)
-
-
-def check_pop(node, ctx):
-    """Accept ``stack.pop()``; refuse the other lists a generated gradient
-    pops from (a checkpointed loop's snapshots), with a clear message."""
-    if not is_stack_pop(node):
-        raise UnsupportedSyntaxError(
-            "differentiating a gradient whose loop is checkpointed "
-            "(tad.checkpointed) is not supported yet",
-            hint="for second derivatives, take the gradient of a version of "
-                 "the function without tad.checkpointed",
-            **ctx.where(node))
 
 
 def saved_names(tree):
@@ -122,22 +96,6 @@ def refuse_reverse(tree, ctx):
             **ctx.where(ctx.origin.get(tree.body[0]) if tree.body else None))
 
 
-def closure(normalizer, fdef):
-    """The core form of a nested def of generated code (a pullback's
-    ``back``), kept as a real closure: its body is normalized where it
-    stands, reading the enclosing function's variables at their current
-    versions, and its ``nonlocal`` line is kept."""
-    inner = type(normalizer)(normalizer.ctx, normalizer.mutable, normalizer.stack)
-    inner.version = dict(normalizer.version)
-    inner.origin = normalizer.origin
-    for arg in fdef.args.args:
-        inner.version[arg.id] = arg.id
-    declared = [s for s in fdef.body if isinstance(s, gast.Nonlocal)]
-    body = inner.block([s for s in fdef.body if not isinstance(s, gast.Nonlocal)])
-    normalizer.version[fdef.name] = fdef.name
-    return gast.FunctionDef(name=fdef.name, args=fdef.args, body=declared + body,
-                            decorator_list=[], returns=None, type_comment=None,
-                            type_params=[])
 
 
 def nonlocal_names(fdef):

@@ -25,7 +25,6 @@ import inspect
 import gast
 
 from tangent_ad.errors import UnsupportedSyntaxError
-from tangent_ad.frontend import generated
 
 _NESTED = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 
@@ -33,8 +32,7 @@ _NESTED = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 def run(tree, ctx):
     """Return the FunctionDef `tree`, a called generator's written as a
     list builder (see the module docstring); any other unchanged."""
-    if not ctx.callee or generated.is_generated(ctx.func) or \
-            not inspect.isgeneratorfunction(ctx.func):
+    if not ctx.callee or not inspect.isgeneratorfunction(ctx.func):
         return tree
     taken = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)}
     items = next(c for c in ("items", *(f"items{i}" for i in range(2, 10 ** 6)))

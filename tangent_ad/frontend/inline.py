@@ -36,7 +36,7 @@ import sys
 import gast
 
 from tangent_ad.errors import TangentADError
-from tangent_ad.frontend import closures, generated, source
+from tangent_ad.frontend import closures, source
 from tangent_ad.frontend.static_scope import StaticScope
 from tangent_ad.nodes import name as _load, walk
 from tangent_ad.registry import REGISTRY
@@ -52,12 +52,20 @@ def run(tree, ctx):
     closures written out (see the module docstring)."""
     if not hasattr(ctx.func, "__globals__"):
         return tree
-    # generated code (a derivative differentiated again) calls a closure
-    # only where a rule does: ``maker(ans, x)(g)``, which is written out
-    only_made = generated.is_generated(ctx.func)
-    if only_made and not any(isinstance(n, gast.Call) and isinstance(n.func, gast.Call)
-                             for n in walk(tree)):
+    return _written_out(tree, ctx, only_made=False)
+
+
+def applied_makers(tree, ctx):
+    """Return the FunctionDef `tree` of generated code (a derivative
+    differentiated again, ``frontend.reread``) with its calls of made
+    closures written out: it calls a closure only where a rule does,
+    ``maker(ans, x)(g)``."""
+    if not any(isinstance(n, gast.Call) and isinstance(n.func, gast.Call) for n in walk(tree)):
         return tree
+    return _written_out(tree, ctx, only_made=True)
+
+
+def _written_out(tree, ctx, only_made):
     for _ in range(ROUNDS):
         inliner = _Inliner(StaticScope(tree, ctx), ctx, tree, only_made)
         tree.body = inliner.block(tree.body)

@@ -27,7 +27,6 @@ import gast
 from tangent_ad import saves
 from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.naming import Namer
-from tangent_ad.frontend import generated
 from tangent_ad.frontend.atoms import Atoms
 from tangent_ad.frontend.call_arguments import CallArguments
 from tangent_ad.frontend.desugar import Desugar, has_break
@@ -41,16 +40,20 @@ _COMPOUND = (gast.If, gast.For, gast.While)
 
 def run(tree, ctx):
     """Return the core form of the validated, resolved FunctionDef `tree`."""
+    return core_form(Normalizer, tree, ctx)
+
+
+def core_form(normalizer_class, tree, ctx, unversioned=()):
+    """`run` with another `Normalizer` class, and the names `unversioned`
+    never given new versions: generated code read again
+    (``frontend.reread``) keeps its saves in place."""
     reserved = {n.id for n in walk(tree) if isinstance(n, gast.Name)}
     reserved.update(ctx.namespace, RUNTIME_NAMES)
     ctx.namer = ctx.namer or Namer(reserved)
     ctx.facts["user_names"] = frozenset(
         n.id for n in walk(tree) if isinstance(n, gast.Name))
-    mutable = _assigned_in_compound(tree)
-    stack = generated.is_generated(ctx.func)  # its stack stays a stack
-    if stack:
-        mutable |= generated.saved_names(tree)
-    return _Normalizer(ctx, mutable, stack).function(tree)
+    mutable = _assigned_in_compound(tree) | set(unversioned)
+    return normalizer_class(ctx, mutable).function(tree)
 
 
 def _assigned_in_compound(tree):
@@ -90,11 +93,14 @@ class _PassCaptures(gast.NodeTransformer):
         return node
 
 
-class _Normalizer(Desugar, CallArguments, Atoms):
-    def __init__(self, ctx, mutable, stack=False):
+class Normalizer(Desugar, CallArguments, Atoms):
+    """Writes a function's statements in the core form, one at a time."""
+
+    keeps_lambdas = False  # a lambda that is not a lifted function stays as written
+
+    def __init__(self, ctx, mutable):
         self.ctx = ctx
         self.mutable = mutable
-        self.stack = stack     # keep `stack.append(v)` in place (generated code)
         self.version = {}      # user name -> the name holding its current value
         self.body = []
         self.origin = None
@@ -131,9 +137,7 @@ class _Normalizer(Desugar, CallArguments, Atoms):
 
     def statement(self, stmt):
         functions = self.ctx.facts.get("local_functions", {})
-        if self.stack and isinstance(stmt, gast.FunctionDef):
-            self.emit(generated.closure(self, stmt))
-        elif isinstance(stmt, gast.FunctionDef) or (
+        if isinstance(stmt, gast.FunctionDef) or (
                 isinstance(stmt, gast.Assign) and stmt.value in functions):
             self.local_function(functions[stmt if isinstance(stmt, gast.FunctionDef)
                                           else stmt.value])
@@ -147,8 +151,6 @@ class _Normalizer(Desugar, CallArguments, Atoms):
                 self.store_item(target, self.atom(stmt.value))
             else:
                 self.assign_to(target.id, stmt.value)
-        elif self.stack and generated.is_stack_push(stmt):
-            self.emit(gast.Expr(value=call("stack.append", self.atom(stmt.value.args[0]))))
         elif isinstance(stmt, (gast.Assert, gast.Raise)) or (
                 isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)
                 and not _is_append(stmt.value)):

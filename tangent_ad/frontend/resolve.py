@@ -19,7 +19,7 @@ import types
 import gast
 
 from tangent_ad.errors import UnsupportedSyntaxError
-from tangent_ad.frontend import class_specs, classes, closures, generated, source, value_calls
+from tangent_ad.frontend import class_specs, classes, closures, source, value_calls
 from tangent_ad.frontend.function_globals import RESERVED, Dependencies, function_scope
 from tangent_ad.frontend.methods import ATTRIBUTES, METHODS
 from tangent_ad.hooks import insert_grad_code
@@ -43,6 +43,12 @@ def run(tree, ctx):
     recorded in ``ctx.facts["local_functions"]``; parameters bound to a
     known function by the caller (``ctx.static_args``) resolve to it.
     """
+    return resolved_by(Resolver, tree, ctx)
+
+
+def resolved_by(resolver_class, tree, ctx):
+    """`run` with another `Resolver` class: generated code read again
+    (``frontend.reread``) resolves its own constructs."""
     scope, live, snapshot, cells = function_scope(ctx.func)
     # bound by frontend.builtin_forms and frontend.inline; a lifted nested
     # function reads those of the function it was lifted from
@@ -54,8 +60,7 @@ def run(tree, ctx):
     ctx.facts["live_names"] = set()
     ctx.facts["dependencies"] = Dependencies(ctx.func, live, cells)
     classes.rewrite(tree, ctx, scope, snapshot)  # methods and properties of objects
-    # generated code's nested defs (a pullback's `back`) stay real closures
-    local_functions = {} if ctx.facts.get("generated") else closures.collect(tree, ctx.func)
+    local_functions = closures.collect(tree, ctx.func) if resolver_class.lifts_nested else {}
     for lifted in set(local_functions.values()):
         lifted.info = ctx.info
         lifted.helpers = helpers
@@ -67,7 +72,7 @@ def run(tree, ctx):
             local.add(node.id)
         elif isinstance(node, gast.FunctionDef):
             local.add(node.name)
-    resolver = _Resolver(ctx, scope, local, snapshot)
+    resolver = resolver_class(ctx, scope, local, snapshot)
     resolver.closures = value_calls.holding_local_functions(tree, local_functions)
     for stmt in tree.body:
         resolver.visit(stmt)
@@ -139,7 +144,7 @@ def _bind_defaults(tree, ctx, scope, snapshot):
             args.defaults[i] = gast.Name(id=key, ctx=gast.Load(), annotation=None,
                                          type_comment=None)
         else:  # a lifted nested function: its defaults must be globals
-            _Resolver(ctx, scope, set(), snapshot).visit(expr)
+            Resolver(ctx, scope, set(), snapshot).visit(expr)
 
 
 def _user_method(obj):
@@ -153,7 +158,11 @@ def _user_method(obj):
     return not class_specs.library_class(owner)
 
 
-class _Resolver(gast.NodeVisitor):
+class Resolver(gast.NodeVisitor):
+    """Records the object behind each name, attribute and call it visits."""
+
+    lifts_nested = True  # nested defs become functions of their own (``closures``)
+
     def __init__(self, ctx, scope, local, snapshot=()):
         self.ctx = ctx
         self.scope = scope
@@ -217,14 +226,17 @@ class _Resolver(gast.NodeVisitor):
             self.visit(stmt)
 
     def visit_FunctionDef(self, node):
-        if not self.ctx.facts.get("generated"):
-            return  # resolved on its own, when its pullback is generated
-        own = {a.id for a in node.args.args} | {
-            n.id for n in walk(node) if isinstance(n, gast.Name)
-            and isinstance(n.ctx, gast.Store)}
-        inner = _Resolver(self.ctx, self.scope, self.local | own, self.snapshot)
-        for stmt in node.body:  # a generated closure: resolved in place
-            inner.visit(stmt)
+        pass  # resolved on its own, when its pullback is generated
+
+    def spreads_when_run(self, node, obj):
+        """Whether the call `node` of `obj` is made as a function value's,
+        its arguments counted when it runs."""
+        return _spread_of_unknown_length(node, obj)
+
+    def local_call(self, node):
+        """Resolve the call `node` of a local variable's function or
+        method that this resolver knows itself; False for the others."""
+        return False
 
     def visit_Lambda(self, node):
         pass
@@ -239,20 +251,14 @@ class _Resolver(gast.NodeVisitor):
                 self.visit(child)
             return
         obj = self.lookup(node.func)
-        if obj is not _MISSING and not self.ctx.facts.get("generated") and \
-                _spread_of_unknown_length(node, obj):
+        if obj is not _MISSING and self.spreads_when_run(node, obj):
             return self._value_call(node)  # fun(*args) into defaults: its count when it runs
         if obj is _MISSING:
-            if isinstance(node.func, gast.Name) and self.ctx.facts.get("generated"):
-                for child in node.args:  # `back_y(by)`: a pullback's closure
-                    self.visit(child)
+            if self.local_call(node):
                 return
             if not isinstance(node.func, gast.Attribute):
                 return self._value_call(node)  # h = pick(kind); h(x)
             method = node.func.attr
-            if generated.is_generated(self.ctx.func) and method == "pop":
-                generated.check_pop(node, self.ctx)
-                return  # generated code restoring a saved value (frontend.generated)
             if method == "append":  # xs.append(v): normalize makes it functional
                 self.visit(node.func.value)
                 for child in node.args:

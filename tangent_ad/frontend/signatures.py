@@ -24,13 +24,12 @@ keyword-only parameter there is refused by validation.
 import gast
 
 from tangent_ad.errors import UnsupportedSyntaxError
-from tangent_ad.frontend import generated
 
 
 def run(tree, ctx):
     """Return the FunctionDef `tree` of a called function with plain
     parameters; the requested function's is returned unchanged."""
-    if not ctx.callee or generated.is_generated(ctx.func):
+    if not ctx.callee:
         return tree
     args = tree.args
     if args.kwarg is not None:

@@ -24,7 +24,6 @@ import functools
 import gast
 
 from tangent_ad.errors import UnsupportedSyntaxError
-from tangent_ad.frontend import generated
 from tangent_ad.frontend.function_values import bind
 from tangent_ad.frontend.static_scope import StaticScope
 from tangent_ad.nodes import const as _const, name as _load, walk
@@ -35,8 +34,6 @@ _OPAQUE = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.Generat
 
 def run(tree, ctx):
     """Return the FunctionDef `tree` with the statement forms rewritten."""
-    if generated.is_generated(ctx.func):
-        return tree
     if not any(isinstance(n, (gast.Match, gast.NamedExpr, gast.Starred, gast.Delete,
                               gast.Call)) for n in walk(tree)):
         return tree

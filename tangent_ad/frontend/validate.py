@@ -7,7 +7,7 @@ Each refusal names the construct, points at it, and says what to do.
 import gast
 
 from tangent_ad.errors import UnsupportedSyntaxError
-from tangent_ad.frontend import generated, introspection, mutation
+from tangent_ad.frontend import introspection, mutation
 
 _BINOPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.MatMult,
            gast.Mod, gast.FloorDiv)
@@ -40,10 +40,8 @@ def run(tree, ctx):
     at: code the source does not show or identity tests (``introspection``)
     and in-place writes another name would see (``mutation``).
     """
-    ctx.facts["generated"] = generated.is_generated(ctx.func)
-    if not ctx.facts["generated"]:
-        introspection.check(tree, ctx)
-        mutation.check(tree, ctx, callee=ctx.callee)
+    introspection.check(tree, ctx)
+    mutation.check(tree, ctx, callee=ctx.callee)
     return _check_function(tree, ctx)
 
 
@@ -160,8 +158,6 @@ def _check_statement(stmt, ctx):
         _check_function(stmt, ctx)
     elif isinstance(stmt, (gast.Pass, gast.Break, gast.Continue)) or _is_docstring(stmt):
         pass
-    elif isinstance(stmt, gast.Nonlocal) and ctx.facts.get("generated"):
-        pass  # a pullback's `back` restoring the variables it closes over
     elif _is_append(stmt):
         _check_expr(stmt.value.args[0], ctx)
     elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
@@ -240,7 +236,7 @@ def _check_loop_target(target, stmt, ctx):
 def _check_out(keyword, call, ctx):
     """``np.add(a, b, out=z)`` changes `z` with no assignment to it, which
     the derivative would not see: refused (hook blocks may use it)."""
-    if keyword.arg == "out" and not ctx.facts.get("generated"):
+    if keyword.arg == "out":
         _refuse(call, ctx, "writing a result into an existing array (out=...) "
                 "is not supported", "assign the result instead: z = np.add(a, b)")
 
@@ -277,11 +273,6 @@ def _check_op(op, node, ctx):
 def _check_expr(node, ctx):
     if isinstance(node, (gast.Name, gast.Constant)):
         return
-    if ctx.facts.get("generated") and generated.is_mask_operation(node):
-        for child in gast.iter_child_nodes(node):  # never differentiated
-            if isinstance(child, gast.expr):
-                _check_test(child, ctx)
-        return
     if isinstance(node, gast.BinOp):
         _check_op(node.op, node, ctx)
         _check_expr(node.left, ctx)
@@ -293,13 +284,11 @@ def _check_expr(node, ctx):
         _check_expr(node.operand, ctx)
     elif isinstance(node, gast.Call):
         if not isinstance(node.func, (gast.Name, gast.Attribute)):
-            if ctx.facts.get("generated"):
-                _refuse(node, ctx, "only calls of a named function are supported")
             _check_expr(node.func, ctx)  # make(W)(x): a function value (resolve)
         for arg in node.args:
             if isinstance(arg, gast.Starred) and arg is node.args[-1]:
                 _check_expr(arg.value, ctx)
-                continue  # f(*t): spread by normalize (or packed, in generated code)
+                continue  # f(*t): spread by normalize
             if isinstance(arg, gast.Starred):
                 _refuse(arg, ctx, "*args in calls are not supported yet")
             _check_expr(arg, ctx)
