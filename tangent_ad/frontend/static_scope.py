@@ -31,9 +31,11 @@ class StaticScope:
         params = [a.id for a in tree.args.args + tree.args.kwonlyargs]
         params += [a.id for a in (tree.args.vararg, tree.args.kwarg) if a is not None]
         self.stores = collections.Counter(p for p in params if p not in ctx.static_args)
-        in_comprehensions = {id(n) for c in walk(tree) if isinstance(c, gast.comprehension)
-                             for n in walk(c.target) if isinstance(n, gast.Name)}
+        self.names, self.loads, lazy = _names_and_loads(tree)
+        in_comprehensions = {id(n) for c in lazy for g in c.generators
+                             for n in walk(g.target) if isinstance(n, gast.Name)}
         self.comprehension_variables = set()
+        defs = []
         for node in closures._walk_outside_functions(tree.body):
             if id(node) in in_comprehensions:  # local to its comprehension
                 self.comprehension_variables.add(node.id)
@@ -41,10 +43,8 @@ class StaticScope:
                 self.stores[node.id] += 1
             elif isinstance(node, gast.FunctionDef):
                 self.stores[node.name] += 1
-        self.local_defs = {node.name for node in closures._walk_outside_functions(tree.body)
-                           if isinstance(node, gast.FunctionDef) and self.stores[node.name] == 1}
-        self.names = {n.id for n in walk(tree) if isinstance(n, gast.Name)}
-        self.loads = loads(tree)
+                defs.append(node.name)
+        self.local_defs = {name for name in defs if self.stores[name] == 1}
 
     def is_local(self, identifier):
         return identifier in self.stores or identifier in self.comprehension_variables
@@ -95,12 +95,27 @@ MISSING = _MISSING
 def loads(tree):
     """How many times each name is read in `tree`, not counting the reads
     of a comprehension's own variables inside it."""
-    shadowed = set()
+    return _names_and_loads(tree)[1]
+
+
+_LAZY = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+
+
+def _names_and_loads(tree):
+    """(every name in `tree`, `loads`, the comprehensions in it), from one
+    walk (and one more of each comprehension)."""
+    names, counts, lazy = set(), collections.Counter(), []
     for node in walk(tree):
-        if isinstance(node, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)):
-            own = {n.id for g in node.generators for n in walk(g.target)
-                   if isinstance(n, gast.Name)}
-            shadowed |= {id(n) for n in walk(node) if isinstance(n, gast.Name) and n.id in own}
-    return collections.Counter(
-        n.id for n in walk(tree) if isinstance(n, gast.Name)
-        and isinstance(n.ctx, gast.Load) and id(n) not in shadowed)
+        if node.__class__ is gast.Name:
+            names.add(node.id)
+            if node.ctx.__class__ is gast.Load:
+                counts[node.id] += 1
+        elif isinstance(node, _LAZY):
+            lazy.append(node)
+    shadowed = {}
+    for node in lazy:
+        own = {n.id for g in node.generators for n in walk(g.target) if isinstance(n, gast.Name)}
+        shadowed.update((id(n), n) for n in walk(node) if isinstance(n, gast.Name)
+                        and n.id in own and isinstance(n.ctx, gast.Load))
+    counts.subtract(n.id for n in shadowed.values())
+    return names, +counts, lazy
