@@ -196,6 +196,49 @@ def children(node):
     return found
 
 
+def fix_locations(tree):
+    """`tree` (in place) with the line and column of every node that has
+    none taken from its parent, as ``gast.fix_missing_locations`` does, with
+    the same result: a stack instead of a recursion with a generator per
+    node (five of the stages end with it)."""
+    todo = [(tree, 1, 0, 1, 0)]
+    pop, push, missing = todo.pop, todo.append, _MISSING_LOCATION
+    while todo:
+        node, lineno, col, end_lineno, end_col = pop()
+        attributes = node._attributes
+        if attributes:
+            if "lineno" in attributes:
+                value = getattr(node, "lineno", missing)
+                if value is missing:
+                    node.lineno = lineno
+                else:
+                    lineno = value
+            if "end_lineno" in attributes:
+                value = getattr(node, "end_lineno", missing)
+                if value is missing:
+                    node.end_lineno = end_lineno
+                else:
+                    end_lineno = value
+            if "col_offset" in attributes:
+                value = getattr(node, "col_offset", missing)
+                if value is missing:
+                    node.col_offset = col
+                else:
+                    col = value
+            if "end_col_offset" in attributes:
+                value = getattr(node, "end_col_offset", missing)
+                if value is missing:
+                    node.end_col_offset = end_col
+                else:
+                    end_col = value
+        for child in children(node):
+            push((child, lineno, col, end_lineno, end_col))
+    return tree
+
+
+_MISSING_LOCATION = object()
+
+
 def _names(node, contexts):
     # a plain stack walk: these two run for every statement of every pass,
     # and this is several times faster than gast.walk

@@ -21,7 +21,7 @@ do nothing (``staging/specialize.py``).
 """
 import gast
 
-from tangent_ad.nodes import assign, call, name, walk
+from tangent_ad.nodes import assign, call, name, walk, fix_locations
 
 
 def run(tree, ctx):
@@ -36,7 +36,7 @@ def run(tree, ctx):
     elif ctx.mode == "forward" and ctx.kind == "jvp":
         _forward(ret, ctx)
         tree.body[:0] = [assign(p, call("float_argument", name(p))) for p in _converted(tree, ctx)]
-    return gast.fix_missing_locations(tree)
+    return fix_locations(tree)
 
 
 def _reverse(tree, ret, ctx):

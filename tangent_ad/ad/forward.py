@@ -48,7 +48,7 @@ from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.frontend.closures import from_source
 from tangent_ad.hooks import checkpoint
 from tangent_ad.frontend.generated import is_stack_pop, is_stack_push, returns_closure
-from tangent_ad.nodes import STACK, assign, call, const, name, pop, push, reads, writes
+from tangent_ad.nodes import STACK, assign, call, const, name, pop, push, reads, writes, fix_locations
 from tangent_ad.naming import label
 from tangent_ad.analysis.shapes import ShapeClasses
 from tangent_ad.runtime.structures import concatenated, repeated
@@ -167,7 +167,7 @@ class _Forward:
             args=[gast.Name(id=a, ctx=gast.Param(), annotation=None, type_comment=None)
                   for a in args], posonlyargs=[], vararg=None,
             kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
-        return gast.fix_missing_locations(gast.FunctionDef(
+        return fix_locations(gast.FunctionDef(
             name=fname, args=arguments, body=inits + code + [result],
             decorator_list=[], returns=None, type_comment=None, type_params=[]))
 

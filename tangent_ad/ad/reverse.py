@@ -29,7 +29,7 @@ from tangent_ad.ad import calls, checkpointing, containers, output_check, saving
 from tangent_ad.errors import InternalError, UnsupportedSyntaxError
 from tangent_ad.frontend import generated
 from tangent_ad.naming import COMPLEX_NOTE
-from tangent_ad.nodes import STACK, assign, call, comment, const, name
+from tangent_ad.nodes import STACK, assign, call, comment, const, name, fix_locations
 from tangent_ad.registry import REGISTRY
 from tangent_ad.runtime.structures import concatenated, repeated
 from tangent_ad.templating import binding, templates
@@ -355,7 +355,7 @@ def conjugate_complex_results(tree, ctx):
     else:
         ret.value = call("conj_complex", results)
     tree.body[-1:-1] = [comment(COMPLEX_NOTE)] + stmts
-    return gast.fix_missing_locations(tree)
+    return fix_locations(tree)
 
 
 def _function(fname, args, defaults, body):

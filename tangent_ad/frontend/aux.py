@@ -19,7 +19,7 @@ import operator
 import gast
 
 from tangent_ad.errors import UnsupportedSyntaxError
-from tangent_ad.nodes import assign, const, name
+from tangent_ad.nodes import assign, const, name, fix_locations
 
 
 def run(tree, ctx):
@@ -43,4 +43,4 @@ def run(tree, ctx):
     ret.value = name(loss)
     tree.body[-1:] = stmts + [ret]
     ctx.facts["aux_output"] = output
-    return gast.fix_missing_locations(tree)
+    return fix_locations(tree)

@@ -33,7 +33,7 @@ import inspect
 import gast
 
 from tangent_ad.frontend.static_scope import StaticScope
-from tangent_ad.nodes import const as _const, name as _load, walk
+from tangent_ad.nodes import const as _const, name as _load, walk, fix_locations
 from tangent_ad.runtime import objects, ordering, structures
 
 _NAMES = ("sorted", "reversed", "min", "max", "dict", "get")
@@ -47,7 +47,7 @@ def run(tree, ctx):
         return tree  # (a quick look: the scope costs more than most functions' rewrite)
     rewrite = _Rewrite(StaticScope(tree, ctx), ctx.facts.setdefault("helpers", {}))
     rewrite.visit(tree)
-    return gast.fix_missing_locations(tree)
+    return fix_locations(tree)
 
 
 def _worth_a_look(call, known):

@@ -35,7 +35,7 @@ import gast
 
 from tangent_ad.frontend import function_values
 from tangent_ad.frontend.static_scope import StaticScope
-from tangent_ad.nodes import walk
+from tangent_ad.nodes import walk, fix_locations
 
 
 # builtins that read a generator argument whole, once, in order
@@ -48,7 +48,7 @@ def run(tree, ctx):
     """Return the FunctionDef `tree` with the lazy forms rewritten."""
     scope = StaticScope(tree, ctx)
     _Rewrite(scope, set(function_values.aliases(tree, scope))).visit(tree)
-    return gast.fix_missing_locations(tree)
+    return fix_locations(tree)
 
 
 class _Rewrite(gast.NodeTransformer):

@@ -25,6 +25,7 @@ import inspect
 import gast
 
 from tangent_ad.errors import UnsupportedSyntaxError
+from tangent_ad.nodes import fix_locations
 
 _NESTED = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 
@@ -38,7 +39,7 @@ def run(tree, ctx):
     items = next(c for c in ("items", *(f"items{i}" for i in range(2, 10 ** 6)))
                  if c not in taken)
     tree.body = [_assign_empty(items)] + _block(tree.body, items, ctx) + [_return(items)]
-    return gast.fix_missing_locations(tree)
+    return fix_locations(tree)
 
 
 def _block(stmts, items, ctx):

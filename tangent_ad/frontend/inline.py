@@ -38,7 +38,7 @@ import gast
 from tangent_ad.errors import TangentADError
 from tangent_ad.frontend import closures, source
 from tangent_ad.frontend.static_scope import StaticScope
-from tangent_ad.nodes import name as _load, walk
+from tangent_ad.nodes import name as _load, walk, fix_locations
 from tangent_ad.registry import REGISTRY
 
 _OPAQUE = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp,
@@ -71,7 +71,7 @@ def _written_out(tree, ctx, only_made):
         tree.body = inliner.block(tree.body)
         if not inliner.changed:
             break
-    return gast.fix_missing_locations(tree)
+    return fix_locations(tree)
 
 
 class _Inliner:

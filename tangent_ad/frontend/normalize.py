@@ -31,7 +31,7 @@ from tangent_ad.frontend.atoms import Atoms
 from tangent_ad.frontend.call_arguments import CallArguments
 from tangent_ad.frontend.desugar import Desugar, has_break
 from tangent_ad.frontend.numpy_forms import refuse_in_place
-from tangent_ad.nodes import assign, call, name, reads, walk
+from tangent_ad.nodes import assign, call, name, reads, walk, fix_locations
 from tangent_ad.runtime.structures import appended
 
 RUNTIME_NAMES = ("np", "bresult", "stack")
@@ -117,7 +117,7 @@ class Normalizer(Desugar, CallArguments, Atoms):
             name=tree.name, args=tree.args, body=self.body,
             decorator_list=[], returns=None, type_comment=None,
             type_params=[])
-        return gast.fix_missing_locations(tree)
+        return fix_locations(tree)
 
     def block(self, stmts):
         """Normalize a statement list into a new list."""

@@ -26,7 +26,7 @@ import gast
 from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.frontend.function_values import bind
 from tangent_ad.frontend.static_scope import StaticScope
-from tangent_ad.nodes import const as _const, name as _load, walk
+from tangent_ad.nodes import const as _const, name as _load, walk, fix_locations
 
 _OPAQUE = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp,
            gast.IfExp, gast.BoolOp, gast.FunctionDef)
@@ -39,7 +39,7 @@ def run(tree, ctx):
         return tree
     rewriter = _Statements(StaticScope(tree, ctx), ctx)
     tree.body = rewriter.block(tree.body)
-    return gast.fix_missing_locations(tree)
+    return fix_locations(tree)
 
 
 class _Statements:
