@@ -200,42 +200,27 @@ def fix_locations(tree):
     """`tree` (in place) with the line and column of every node that has
     none taken from its parent, as ``gast.fix_missing_locations`` does, with
     the same result: a stack instead of a recursion with a generator per
-    node (five of the stages end with it)."""
-    todo = [(tree, 1, 0, 1, 0)]
+    node (ten of the stages end with it)."""
+    todo = [(tree, (1, 0, 1, 0))]
     pop, push, missing = todo.pop, todo.append, _MISSING_LOCATION
     while todo:
-        node, lineno, col, end_lineno, end_col = pop()
+        node, place = pop()
         attributes = node._attributes
         if attributes:
-            if "lineno" in attributes:
-                value = getattr(node, "lineno", missing)
-                if value is missing:
-                    node.lineno = lineno
-                else:
-                    lineno = value
-            if "end_lineno" in attributes:
-                value = getattr(node, "end_lineno", missing)
-                if value is missing:
-                    node.end_lineno = end_lineno
-                else:
-                    end_lineno = value
-            if "col_offset" in attributes:
-                value = getattr(node, "col_offset", missing)
-                if value is missing:
-                    node.col_offset = col
-                else:
-                    col = value
-            if "end_col_offset" in attributes:
-                value = getattr(node, "end_col_offset", missing)
-                if value is missing:
-                    node.end_col_offset = end_col
-                else:
-                    end_col = value
+            place = list(place)
+            for i, field in enumerate(_PLACE_FIELDS):
+                if field in attributes:
+                    value = getattr(node, field, missing)
+                    if value is missing:
+                        setattr(node, field, place[i])
+                    else:
+                        place[i] = value
         for child in children(node):
-            push((child, lineno, col, end_lineno, end_col))
+            push((child, place))
     return tree
 
 
+_PLACE_FIELDS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 _MISSING_LOCATION = object()
 
 
