@@ -31,12 +31,20 @@ def run(tree, ctx):
     ret = tree.body[-1]
     if not isinstance(ret, gast.Return):
         return tree
+    entry = []
     if ctx.mode == "reverse" and ctx.kind in ("gradient", "vjp"):
-        _reverse(tree, ret, ctx)
+        entry = _reverse(tree, ret, ctx)
     elif ctx.mode == "forward" and ctx.kind == "jvp":
         _forward(ret, ctx)
-        tree.body[:0] = [assign(p, call("float_argument", name(p))) for p in _converted(tree, ctx)]
-    return fix_locations(tree)
+        entry = [assign(p, call("float_argument", name(p))) for p in _converted(tree, ctx)]
+    tree.body[:0] = entry
+    # only the statements added here, and the return, have new nodes: a walk
+    # of the whole tree to place them cost more than the rest of this stage
+    for stmt in entry:
+        gast.copy_location(stmt, tree)
+        fix_locations(stmt)
+    fix_locations(ret)
+    return tree
 
 
 def _reverse(tree, ret, ctx):
@@ -59,7 +67,7 @@ def _reverse(tree, ret, ctx):
         ret.value.elts[1] = casts
     else:
         ret.value = casts
-    tree.body[:0] = entry
+    return entry
 
 
 def _converted(tree, ctx):
