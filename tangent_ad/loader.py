@@ -61,13 +61,14 @@ def run(source, ctx, user_namespace=None, groups=None, deps=None, trees=()):
     reads = {defined: (scopes.live_key(i), own)
              for i, (_, _, functions) in enumerate(groups) for defined, own in functions.items()}
     live_names = set().union(*(names for _, names, _ in groups)) - _default_names(tree)
-    loads = scopes.free_names(tree)
-    namespace = _namespace(loads, user, live_names - _read_otherwise(tree, reads))
+    by_function = scopes.function_loads(tree)
+    loads = scopes.free_names(tree, by_function)
+    namespace = _namespace(loads, user, live_names - _read_otherwise(by_function, reads))
     for i, (live, names, _) in enumerate(groups):
         namespace[scopes.live_key(i)] = live
     if groups:
         namespace[LIVE_NAMES_KEY] = frozenset(groups[0][1])
-    tree = scopes.read_live(tree, lambda name: reads.get(name, (None, ())))
+    tree = scopes.read_live(tree, lambda name: reads.get(name, (None, ())), by_function)
     exec(compile(tree, filename, "exec"), namespace)  # the tree: no second parse
     fn = namespace[fname]
     for stored in trees:  # what the front end reads when it is differentiated again
@@ -106,14 +107,14 @@ def _place(stored, printed, offset):
             _place(inner, line, offset)
 
 
-def _read_otherwise(tree, reads):
-    """The free names of the top-level functions of `tree` that are not
-    among the names `reads` says each reads live."""
+def _read_otherwise(by_function, reads):
+    """The free names of the top-level functions (`by_function`: their free
+    loads, ``scopes.function_loads``) that are not among the names `reads`
+    says each reads live."""
     found = set()
-    for fdef in tree.body:
-        if isinstance(fdef, ast.FunctionDef):
-            own = reads.get(fdef.name, (None, frozenset()))[1]
-            found |= scopes.function_free_names(fdef) - own
+    for fname, loads in by_function.items():
+        own = reads.get(fname, (None, frozenset()))[1]
+        found |= {n.id for n in loads} - own
     return found
 
 

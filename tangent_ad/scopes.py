@@ -16,21 +16,30 @@ _SCOPES = (ast.FunctionDef, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
            ast.GeneratorExp)
 
 
-def free_names(tree):
+def free_names(tree, loads=None):
     """Names the module `tree` reads that none of the scopes reading them
     binds (Python's rules: a function's parameters and assigned names are
     its own; nested functions see their enclosing function's). A name
-    bound in one generated function is still free in another that reads it."""
+    bound in one generated function is still free in another that reads it.
+    `loads` is `function_loads(tree)`, when the caller has it already."""
     module_level = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
     module_level |= {t.id for n in tree.body if isinstance(n, ast.Assign)
                      for t in n.targets if isinstance(t, ast.Name)}
-    return sorted({n.id for n in _free_loads(tree, frozenset())} - module_level)
+    loads = function_loads(tree) if loads is None else loads
+    at_top, _ = _scope_nodes(tree)  # (the functions' defaults are read here)
+    found = {n.id for n in at_top if type(n) is ast.Name and type(n.ctx) is ast.Load}
+    for reads in loads.values():
+        found.update(n.id for n in reads)
+    return sorted(found - module_level)
 
 
-def function_free_names(fdef):
-    """The names the function `fdef` (and the functions nested in it) reads
-    without binding them."""
-    return {n.id for n in _free_loads(fdef, frozenset())}
+def function_loads(tree):
+    """{name of each function defined at the top of the module `tree`: the
+    Name loads in it (and the functions nested in it) that it does not
+    bind}: what `free_names`, `read_live` and a loader's bookkeeping all
+    start from, found in one walk of each function."""
+    return {f.name: _free_loads(f, frozenset()) for f in tree.body
+            if isinstance(f, ast.FunctionDef)}
 
 
 def _scope_nodes(scope):
@@ -89,20 +98,22 @@ def live_key(group):
     return LIVE_KEY if group == 0 else f"__tad_live_{group}__"
 
 
-def read_live(tree, live_names_of):
+def read_live(tree, live_names_of, loads=None):
     """Rewrite, in the Module `tree`, every free read of a name in
     ``live_names_of(function_name)`` (for each top-level function; a
-    ``(key, names)`` pair) into ``key['name']``. Returns `tree`."""
+    ``(key, names)`` pair) into ``key['name']``. Returns `tree`. `loads` is
+    `function_loads(tree)`, when the caller has it already."""
+    loads = function_loads(tree) if loads is None else loads
     for fdef in tree.body:
         if not isinstance(fdef, ast.FunctionDef):
             continue
         key, names = live_names_of(fdef.name)
         if not names:
             continue
-        reads = {id(n) for n in _free_loads(fdef, frozenset()) if n.id in names}
+        reads = {id(n) for n in loads[fdef.name] if n.id in names}
         if reads:
             _LiveReads(key, reads).visit(fdef)
-    return ast.fix_missing_locations(tree)
+    return tree
 
 
 def _free_loads(scope, outer):
@@ -125,6 +136,7 @@ class _LiveReads(ast.NodeTransformer):
     def visit_Name(self, node):
         if id(node) not in self.reads:
             return node
+        # every new node on the read's place: no walk of the tree to fill places
         return ast.copy_location(ast.Subscript(
-            value=ast.Name(id=self.key, ctx=ast.Load()),
-            slice=ast.Constant(value=node.id), ctx=ast.Load()), node)
+            value=ast.copy_location(ast.Name(id=self.key, ctx=ast.Load()), node),
+            slice=ast.copy_location(ast.Constant(value=node.id), node), ctx=ast.Load()), node)
