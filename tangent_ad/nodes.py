@@ -225,26 +225,41 @@ _MISSING_LOCATION = object()
 
 
 def _names(node, contexts):
-    # a plain stack walk: these two run for every statement of every pass,
-    # and this is several times faster than gast.walk
-    found = set()
+    return {n.id for n in name_nodes(node) if isinstance(n.ctx, contexts)}
+
+
+def name_nodes(node):
+    """Every Name node inside `node` (a node or a list of them), in no
+    particular order: a plain stack walk over the fields that may hold
+    nodes (`child_fields`). It runs for every statement of every pass
+    (`reads`, `writes`), and is several times faster than gast.walk."""
+    found = []
     todo = [node]
+    pop, push, extend, add, fields_of = todo.pop, todo.append, todo.extend, found.append, \
+        _CHILD_FIELDS
     while todo:
-        current = todo.pop()
-        if type(current) is gast.Name:
-            if isinstance(current.ctx, contexts):
-                found.add(current.id)
+        current = pop()
+        cls = current.__class__
+        if cls is _NAME:
+            add(current)
             continue
-        if type(current) is list:
-            todo.extend(current)
+        if cls is list:
+            extend(current)
             continue
-        if type(current) is str:  # the names of a `nonlocal` or `global`
+        if not isinstance(current, _AST):  # the names of a `nonlocal` or `global`
             continue
-        for field in current._fields:
-            value = getattr(current, field, None)
-            if type(value) is list or isinstance(value, gast.AST):
-                todo.append(value)
+        fields = fields_of.get(cls)
+        if fields is None:
+            fields = child_fields(cls)
+        values = current.__dict__
+        for field in fields:
+            value = values.get(field)
+            if value is not None:
+                push(value)
     return found
+
+
+_NAME = gast.Name
 
 
 def clone(node):

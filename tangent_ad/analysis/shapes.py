@@ -11,7 +11,7 @@ import gast
 
 import numpy as np
 
-from tangent_ad.nodes import statements, walk
+from tangent_ad.nodes import name_nodes, statements
 
 SCALAR = "<scalar>"
 
@@ -46,9 +46,9 @@ class ShapeClasses:
         defs = _definitions(tree, adjoints)
         multiple = {name for name, values in defs.items() if len(values) > 1}
         self.unstable = set()
-        self._build([n for n in simple if n.targets[0].id not in adjoints | multiple
-                     and not any(isinstance(r, gast.Name) and r.id in adjoints
-                                 for r in walk(n.value))], (), set())
+        leave_out = adjoints | multiple
+        self._build([n for n in simple if n.targets[0].id not in leave_out
+                     and not adjoints.intersection(r.id for r in name_nodes(n.value))], (), set())
         unstable = {name for name in multiple if any(
             v is None or self.of(v) != self._find(name) for v in defs[name])}
         unstable |= {adjoint for primal, adjoint in pairs if primal in unstable}

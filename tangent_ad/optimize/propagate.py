@@ -15,30 +15,41 @@ from tangent_ad.nodes import clone, is_push, writes
 
 def run(tree, ctx=None):
     """Return `tree` with copies and constants propagated."""
-    rewrites = _block(tree.body)
+    rewrites, _ = _block(tree.body)
     if ctx is not None:
         ctx.count_rewrites(rewrites)
     return tree
 
 
 def _block(stmts):
-    """Propagate within `stmts` (in place); return the number of rewrites."""
+    """Propagate within `stmts` (in place); return the number of rewrites
+    and the names `stmts` bind. A compound statement's names are its
+    blocks' (found when they were visited) and its header's: asking
+    `writes` of it would walk its blocks again at every level they nest."""
     count = len(stmts)
     stmts[:] = [s for s in stmts if not _self_copy(s)]
     rewrites = count - len(stmts)
     copies = _Copies()
+    written = set()
     for stmt in stmts:
         blocks = _child_blocks(stmt)
-        for sub in blocks:
-            rewrites += _block(sub)
-        if not blocks:
+        if blocks:
+            assigned = set()
+            for sub in blocks:
+                inner, names = _block(sub)
+                rewrites += inner
+                assigned |= names
+            assigned |= _header_writes(stmt)
+        else:
             rewrites += _replace_reads(stmt, copies.known)
-        copies.forget(writes(stmt))
+            assigned = writes(stmt)
+        copies.forget(assigned)
+        written |= assigned
         if not blocks and isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
                 isinstance(stmt.targets[0], gast.Name) and _is_atom(stmt.value) and \
                 _atom_name(stmt.value) != stmt.targets[0].id:
             copies.add(stmt.targets[0].id, stmt.value)
-    return rewrites
+    return rewrites, written
 
 
 class _Copies:
@@ -74,9 +85,19 @@ def _self_copy(stmt):
         and stmt.value.id == stmt.targets[0].id
 
 
+_BLOCK_FIELDS = ("body", "orelse", "finalbody")
+
+
 def _child_blocks(stmt):
-    return [getattr(stmt, f) for f in ("body", "orelse", "finalbody")
+    return [getattr(stmt, f) for f in _BLOCK_FIELDS
             if isinstance(getattr(stmt, f, None), list)]
+
+
+def _header_writes(stmt):
+    """The names a compound statement binds outside the blocks `_block`
+    visits (a loop's target, a function's parameters, a handler's name)."""
+    return writes([getattr(stmt, f) for f in stmt._fields
+                   if f not in _BLOCK_FIELDS or not isinstance(getattr(stmt, f), list)])
 
 
 def _is_atom(node):

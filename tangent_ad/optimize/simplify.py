@@ -27,7 +27,7 @@ import operator
 import gast
 import numpy as np
 
-from tangent_ad.nodes import call_name, child_fields, statements, walk
+from tangent_ad.nodes import call_name, child_fields, name_nodes, statements, walk
 from tangent_ad.analysis.shapes import ShapeClasses
 
 # one run leaves none of the patterns above (the invariant established), so
@@ -97,8 +97,8 @@ def _bindings(tree):
     """{name: how many times it is bound} over `tree`, nested functions
     included (their names may be the enclosing function's, nonlocal)."""
     counts = {}
-    for node in walk(tree):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Param)):
+    for node in name_nodes(tree):
+        if isinstance(node.ctx, (gast.Store, gast.Param)):
             counts[node.id] = counts.get(node.id, 0) + 1
     return counts
 
