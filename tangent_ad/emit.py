@@ -101,6 +101,9 @@ def _is_comment(node):
 
 
 _PARAMETER_FIELDS = {"posonlyargs", "args", "kwonlyargs", "vararg", "kwarg"}
+# the printer only reads a context's class: one shared instance of each will do
+_CONTEXTS = {gast.Load: ast.Load(), gast.Store: ast.Store(), gast.Del: ast.Del()}
+_AST_CLASSES = {}  # gast node class -> the ast class of that name
 
 
 class _Translator:
@@ -113,27 +116,34 @@ class _Translator:
         self.comments = []
 
     def copy(self, node):
-        if type(node) is list:
+        cls = node.__class__
+        if cls is list:
             return [self.copy(item) for item in node]
+        if cls is gast.Name:
+            return ast.Name(id=node.id, ctx=_CONTEXTS.get(node.ctx.__class__)
+                            or self.copy(node.ctx))
+        if cls is gast.Constant:
+            return ast.Constant(value=node.value, kind=getattr(node, "kind", None))
         if not isinstance(node, gast.AST):
             return node
-        if type(node) is gast.Name:
-            return ast.Name(id=node.id, ctx=self.copy(node.ctx))
-        if type(node) is gast.arguments:
+        if cls is gast.arguments:
             return ast.arguments(**{
                 field: self._parameters(getattr(node, field))
                 if field in _PARAMETER_FIELDS else self.copy(getattr(node, field))
                 for field in ast.arguments._fields})
-        if type(node) is gast.ExceptHandler:
+        if cls is gast.ExceptHandler:
             return ast.ExceptHandler(type=self.copy(node.type), body=self.copy(node.body),
                                      name=node.name.id if node.name else None)
-        if _is_comment(node):
+        if cls is gast.Call and _is_comment(node):
             self.comments.append(node.args[0].value)
             marker = ast.Constant(value=len(self.comments) - 1, kind=None)
             return ast.Call(func=self.copy(node.func), args=[marker], keywords=[])
-        cls = getattr(ast, type(node).__name__)
-        copied = cls(**{field: self.copy(getattr(node, field)) for field in cls._fields
-                        if hasattr(node, field)})
+        target = _AST_CLASSES.get(cls)
+        if target is None:
+            target = _AST_CLASSES[cls] = getattr(ast, cls.__name__)
+        values = node.__dict__
+        copied = target(**{field: self.copy(values[field]) for field in target._fields
+                           if field in values})
         if getattr(copied, "body", None) == []:
             copied.body = [ast.Pass()]  # a body emptied by a pass (or `pass` itself)
         return copied

@@ -142,15 +142,16 @@ class _Simplifier:
 
     def visit(self, node):
         """`node` with its subtrees simplified, or the node replacing it."""
+        values = node.__dict__
         for field in child_fields(node.__class__):
-            value = getattr(node, field, None)
-            if type(value) is list:
+            value = values.get(field)
+            if value.__class__ is list:
                 for i, item in enumerate(value):
-                    if isinstance(item, gast.AST):
+                    if item.__class__ not in _LEAVES and isinstance(item, gast.AST):
                         value[i] = self.visit(item)
-            elif isinstance(value, gast.AST):
-                setattr(node, field, self.visit(value))
-        rewrite = self.rewrite.get(type(node))
+            elif value.__class__ not in _LEAVES and isinstance(value, gast.AST):
+                values[field] = self.visit(value)
+        rewrite = self.rewrite.get(node.__class__)
         return node if rewrite is None else self._rewritten(node, rewrite(node))
 
     def _ifexp(self, node):
@@ -256,6 +257,10 @@ class _Simplifier:
                                             type_comment=None),
                              args=[args[0], g, x, index], keywords=[])
         return node
+
+
+# nodes with nothing inside to simplify, and no rewrite of their own
+_LEAVES = frozenset((gast.Name, gast.Constant))
 
 
 def _np(attr):
