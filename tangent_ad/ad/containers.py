@@ -20,7 +20,7 @@ import builtins
 
 import gast
 
-from tangent_ad.nodes import STACK, call_name, walk
+from tangent_ad.nodes import STACK, call_name, name_nodes, statements, walk
 from tangent_ad.registry import REGISTRY
 from tangent_ad.runtime.objects import field
 
@@ -31,7 +31,7 @@ _ITERABLE_BUILTINS = {builtins.sum, builtins.min, builtins.max, builtins.sorted,
 _LITERALS = (gast.Tuple, gast.List, gast.Dict)
 
 
-def may_hold_containers(body, ctx, pullbacks):
+def may_hold_containers(body, ctx, pullbacks, sequences):
     """Names whose value may be a tuple, list or dict: indexed, unpacked,
     built from a literal or put into one, appended to, passed to or
     returned by the user's own function (`pullbacks`, as returned by
@@ -39,8 +39,9 @@ def may_hold_containers(body, ctx, pullbacks):
     jvp or vjp, whose rule ``second_order.py`` writes), passed to or
     returned by a function declared ``structured``, given to ``sum``,
     ``min``, ``max`` and the like, or copied to or from such a name. Their
-    adjoints add up with ``accumulate``, not with ``+``."""
-    names = set(sequence_operations(body)[1])
+    adjoints add up with ``accumulate``, not with ``+``. `sequences` is
+    ``sequence_operations(body)``."""
+    names = set(sequences[1])
     for _, wanted, _ in pullbacks.values():
         names.update(atom.id for _, atom in wanted)
     for node in walk(gast.Module(body=body, type_ignores=[])):
@@ -99,7 +100,7 @@ def sequence_operations(body):
 
 
 def _assignments(body):
-    for node in walk(gast.Module(body=body, type_ignores=[])):
+    for node in statements(gast.Module(body=body, type_ignores=[])):
         if isinstance(node, gast.Assign) and len(node.targets) == 1 and \
                 isinstance(node.targets[0], gast.Name):
             yield node
@@ -125,7 +126,7 @@ def _elements(literal):
 
 
 def _names(node):
-    return {n.id for n in walk(node) if isinstance(n, gast.Name)}
+    return {n.id for n in name_nodes(node)}
 
 
 def _hashable(func):

@@ -15,7 +15,7 @@ import collections
 import gast
 import numpy as np
 
-from tangent_ad.nodes import call, walk
+from tangent_ad.nodes import call, name_nodes
 
 _REAL_REDUCTIONS = (np.sum, np.mean, np.prod)  # real for real values (bools too)
 _REAL_OUTPUTS = (np.var, np.std)  # real for any values
@@ -62,8 +62,7 @@ def _real_valued(atom, body, ctx):
 
 
 def _stores(body):
-    return collections.Counter(n.id for stmt in body for n in walk(stmt)
-                               if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store))
+    return collections.Counter(n.id for n in name_nodes(body) if isinstance(n.ctx, gast.Store))
 
 
 def _complex_source(atom, body):

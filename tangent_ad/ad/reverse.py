@@ -71,11 +71,13 @@ class _Reverse:
         params = [a.id for a in self.tree.args.args]
         saving.prepare_loops(body, self.ctx)
         self.pullbacks = calls.rewrite_calls(body[:-1], self.ctx, self.active)
-        self.structured = containers.may_hold_containers(body, self.ctx, self.pullbacks)
+        sequences = containers.sequence_operations(body)
+        self.structured = containers.may_hold_containers(body, self.ctx, self.pullbacks,
+                                                         sequences)
         if self.ctx.kind == "vjp" and isinstance(returned, gast.Name):
             self.structured.add(returned.id)  # any output: its cotangent is given
         self.ctx.facts["may_hold_containers"] = self.structured
-        self.sequence_ops = set(map(id, containers.sequence_operations(body)[0]))
+        self.sequence_ops = set(map(id, sequences[0]))
         primal, self.plan = saving.primal_sweep(body[:-1], self.ctx, params)
         self.zeroed = set()  # primal names the adjoint sweep takes zeros_like of
         checks, seed, defined = [], [], set()
