@@ -78,14 +78,23 @@ def bit_sets(graph):
     """``(defs, uses, bit)``: each node's defs and uses as ints (a bit
     per name: ``bit[name]``), for `solve` with ``empty=0``."""
     bit = {}
-    for node in [graph.entry] + graph.nodes + [graph.exit]:
-        for name in sorted(node.defs | node.uses):
-            bit.setdefault(name, 1 << len(bit))
     defs, uses = {}, {}
     for node in [graph.entry] + graph.nodes + [graph.exit]:
-        defs[node] = sum(bit[n] for n in node.defs)
-        uses[node] = sum(bit[n] for n in node.uses)
+        # (which bit a name gets changes no result: no order is needed)
+        defs[node] = _bits(node.defs, bit)
+        uses[node] = _bits(node.uses, bit)
     return defs, uses, bit
+
+
+def _bits(names, bit):
+    """The bit set of `names`, giving each name not seen before the next bit."""
+    value = 0
+    for name in names:
+        b = bit.get(name)
+        if b is None:
+            b = bit[name] = 1 << len(bit)
+        value |= b
+    return value
 
 
 def reaching_definitions(graph):

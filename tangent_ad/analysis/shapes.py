@@ -62,13 +62,19 @@ class ShapeClasses:
         for primal, adjoint in pairs:
             if primal not in unstable:
                 self._union(primal, adjoint)
+        pending = assigns
         for _ in range(2):  # a second round catches names defined out of order
-            for node in assigns:
+            unknown = []
+            for node in pending:
                 if node.targets[0].id in unstable:
                     continue
                 cls = self.of(node.value)
-                if cls is not None and cls != SCALAR:
+                if cls is None:
+                    unknown.append(node)
+                elif cls != SCALAR:
                     self._union(node.targets[0].id, cls)
+            # (a class found once stays the target's: only the unknown may change)
+            pending = unknown
 
     def _find(self, name):
         while self.parent.get(name, name) != name:

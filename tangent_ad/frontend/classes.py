@@ -30,6 +30,7 @@ from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.frontend.closures import _walk_outside_functions
 from tangent_ad.frontend.methods import ATTRIBUTES, METHODS
 from tangent_ad.frontend.class_specs import SPECS, spec_of, specialized
+from tangent_ad.nodes import name_nodes
 
 # attributes only an array has (``x.flat``, ``x.tofile()``): refused up front,
 # never read as a field or method of an object (names a field may well
@@ -60,10 +61,10 @@ def rewrite(tree, ctx, scope, snapshot):
         return  # a lifted nested function, or generated code
     if specs is None and not ctx.callee:
         _refuse_unknown(tree, ctx, params)
-    taken = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)}
+    names = name_nodes(tree)
+    taken = {n.id for n in names}
     rewriter = _Rewriter(ctx, {}, scope, snapshot, taken)
-    rewriter.local = set(params) | {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)
-                                    and not isinstance(n.ctx, gast.Load)}
+    rewriter.local = set(params) | {n.id for n in names if not isinstance(n.ctx, gast.Load)}
     rewriter.known = _Known(_infer(tree, dict(specs or ()), rewriter.global_spec), rewriter)
     rewriter.visit_body(tree)
 

@@ -40,6 +40,7 @@ from tangent_ad.frontend import generated, source
 from tangent_ad.frontend import unit_writes
 from tangent_ad.frontend.aliasing import MUTATING_METHODS, Values
 from tangent_ad.frontend.introspection import _MISSING, function_scope, lookup
+from tangent_ad.nodes import children, name_nodes
 
 _NUMPY_WRITERS = {np.copyto, np.put, np.place, np.putmask, np.fill_diagonal,
                   np.put_along_axis, np.random.shuffle}
@@ -164,7 +165,7 @@ def _own_nodes(stmts):
             continue
         if isinstance(node, gast.With):
             continue  # an insert_grad_code block works on adjoints, in place
-        todo.extend(reversed(list(gast.iter_child_nodes(node))))
+        todo.extend(reversed(children(node)))  # (no context markers: nothing asks for them)
 
 
 class _Scope(Values):
@@ -218,8 +219,8 @@ class _Scope(Values):
             self._target(stmt.target, None, stmt.iter, stmt)
         else:
             heads = [stmt]
-        self.loads.append((stmt, {n.id for h in heads for n in gast.walk(h)
-                                  if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}))
+        self.loads.append((stmt, {n.id for n in name_nodes(heads)
+                                  if isinstance(n.ctx, gast.Load)}))
         if isinstance(stmt, (gast.Assign, gast.AnnAssign)) and stmt.value is not None:
             for target in getattr(stmt, "targets", None) or [stmt.target]:
                 self._target(target, stmt.value, stmt.value, stmt)
