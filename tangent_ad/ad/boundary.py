@@ -21,7 +21,7 @@ do nothing (``staging/specialize.py``).
 """
 import gast
 
-from tangent_ad.nodes import assign, call, name, walk, fix_locations
+from tangent_ad.nodes import assign, call, find_all, name, name_nodes, fix_locations
 
 
 def run(tree, ctx):
@@ -105,15 +105,17 @@ def _counts(tree):
     their integer values are what the function computes with (and their
     derivative is zero)."""
     names = set()
-    for node in walk(tree):
+    for node in find_all(tree, _COUNTING):
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
                 node.func.id == "range":
             names.update(a.id for a in node.args if isinstance(a, gast.Name))
         elif isinstance(node, gast.Subscript):
-            names.update(n.id for n in walk(node.slice) if isinstance(n, gast.Name))
+            names.update(n.id for n in name_nodes(node.slice))
     return names
 
 
+_COUNTING = frozenset((gast.Call, gast.Subscript))
+
+
 def _assigned(body):
-    return {n.id for stmt in body for n in walk(stmt)
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    return {n.id for n in name_nodes(body) if isinstance(n.ctx, gast.Store)}
