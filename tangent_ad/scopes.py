@@ -43,7 +43,8 @@ def function_loads(tree):
 
 
 def _scope_nodes(scope):
-    """The nodes evaluated in `scope` itself, and the scopes nested in it
+    """The names and function definitions evaluated in `scope` itself (all
+    that `_bound` and the free loads look at), and the scopes nested in it
     (whose defaults and decorators belong to `scope`)."""
     nodes, nested = [], []
     if isinstance(scope, ast.FunctionDef):
@@ -55,22 +56,42 @@ def _scope_nodes(scope):
         todo += [scope.key, scope.value] if isinstance(scope, ast.DictComp) else [scope.elt]
     else:
         todo = list(scope.body)
+    pop, push, extend = todo.pop, todo.append, todo.extend
     while todo:
-        node = todo.pop()
-        nodes.append(node)
-        if isinstance(node, _SCOPES):
-            nested.append(node)
-            if isinstance(node, (ast.FunctionDef, ast.Lambda)):
-                todo.extend(node.args.defaults + [d for d in node.args.kw_defaults if d])
-                todo.extend(getattr(node, "decorator_list", []))
+        node = pop()
+        cls = node.__class__
+        if cls is ast.Name:
+            nodes.append(node)
             continue
-        for field in node._fields:
-            value = getattr(node, field, None)
-            if type(value) is list:
-                todo.extend(item for item in value if isinstance(item, ast.AST))
-            elif isinstance(value, ast.AST):
-                todo.append(value)
+        if cls is list:
+            extend(node)
+            continue
+        if cls in _SCOPE_CLASSES:
+            nested.append(node)
+            if cls is ast.FunctionDef:
+                nodes.append(node)
+            if cls is ast.FunctionDef or cls is ast.Lambda:
+                extend(node.args.defaults + [d for d in node.args.kw_defaults if d])
+                extend(getattr(node, "decorator_list", []))
+            continue
+        if not isinstance(node, ast.AST):
+            continue
+        fields = _FIELDS.get(cls)
+        if fields is None:
+            fields = _FIELDS[cls] = tuple(f for f in cls._fields if f not in _LEAF_FIELDS)
+        values = node.__dict__
+        for field in fields:
+            value = values.get(field)
+            if value is not None:
+                push(value)
     return nodes, nested
+
+
+_SCOPE_CLASSES = frozenset(_SCOPES)
+# fields that hold no node worth a look: strings, flags, a name's context
+_LEAF_FIELDS = frozenset(("ctx", "id", "attr", "arg", "kind", "type_comment", "level",
+                          "module", "conversion", "simple", "is_async", "name", "names"))
+_FIELDS = {}  # node class -> the fields `_scope_nodes` reads
 
 
 def _bound(scope, nodes):
