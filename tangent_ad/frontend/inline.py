@@ -43,6 +43,7 @@ from tangent_ad.registry import REGISTRY
 
 _OPAQUE = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp,
            gast.IfExp, gast.BoolOp, gast.FunctionDef)
+_LEAVES = frozenset((gast.Name, gast.Constant))
 _UNBOUND = object()
 ROUNDS = 4  # a factory that calls a factory is written out too, up to this depth
 
@@ -74,6 +75,36 @@ def _written_out(tree, ctx, only_made):
     return fix_locations(tree)
 
 
+class _Calls(gast.NodeTransformer):
+    """The calls of one expression, innermost first, each written out by the
+    `inliner` where it can be (the statements that does so go to `before`)."""
+
+    def __init__(self, inliner, before):
+        self.inliner, self.before = inliner, before
+
+    def visit(self, node):
+        if node.__class__ in _LEAVES:
+            return node  # nothing inside: not worth the visitor's dispatch
+        return super().visit(node)
+
+    def generic_visit(self, node):
+        if isinstance(node, _OPAQUE):
+            return node  # runs later or not at all: left as written
+        return gast.NodeTransformer.generic_visit(self, node)
+
+    def visit_Call(self, node):
+        inliner, before = self.inliner, self.before
+        self.generic_visit(node)
+        if isinstance(node.func, gast.Call) and inliner.only_made:
+            return inliner.applied(node, before) or node
+        if isinstance(node.func, gast.Call):
+            inner = inliner.inlined(node.func, before, returns_function=True)
+            if inner is not None:
+                node.func = inner
+            return node
+        return node if inliner.only_made else inliner.inlined(node, before) or node
+
+
 class _Inliner:
     def __init__(self, scope, ctx, tree, only_made=False):
         self.scope = scope
@@ -101,26 +132,9 @@ class _Inliner:
         return out
 
     def expression(self, expr, before):
-        inliner = self
-
-        class Visit(gast.NodeTransformer):
-            def generic_visit(self, node):
-                if isinstance(node, _OPAQUE):
-                    return node  # runs later or not at all: left as written
-                return gast.NodeTransformer.generic_visit(self, node)
-
-            def visit_Call(self, node):
-                self.generic_visit(node)
-                if isinstance(node.func, gast.Call) and inliner.only_made:
-                    return inliner.applied(node, before) or node
-                if isinstance(node.func, gast.Call):
-                    inner = inliner.inlined(node.func, before, returns_function=True)
-                    if inner is not None:
-                        node.func = inner
-                    return node
-                return node if inliner.only_made else inliner.inlined(node, before) or node
-
-        return Visit().visit(expr)
+        """`expr` with its calls written out (their statements appended to
+        `before`)."""
+        return _Calls(self, before).visit(expr)
 
     # ---- one call ---------------------------------------------------------------
 
