@@ -71,10 +71,26 @@ def logsumexp_by_hand(x, w):
     return np.sum(lse * w[:, :1])
 
 
+OFFSETS = np.array([0.5, -0.5, 0.0])
+
+
+def a_global_array_added(x, y):
+    offsets = OFFSETS  # an array bound to a name: no function to look up
+    s = x - np.max(x, axis=-1, keepdims=True) + offsets
+    return -np.sum(y * (s - np.log(np.sum(np.exp(s), axis=-1, keepdims=True))))
+
+
+def the_maximum_by_another_name(x, y):
+    top = np.max  # a statement whose value is a function, not a call of one
+    s = x - top(x, axis=1, keepdims=True)
+    return -np.sum(y * (s - np.log(np.sum(np.exp(s), axis=1, keepdims=True))))
+
+
 INVARIANT = [(log_softmax_rows, (X, Y)), (log_softmax_columns, (X, Y)),
              (log_softmax_last_axis, (X, Y)), (log_softmax_of_all, (X, Y)),
              (softmax_rows, (X, W)), (softmax_min_shift, (X, W)),
-             (logsumexp_by_hand, (X, W))]
+             (logsumexp_by_hand, (X, W)), (a_global_array_added, (X, Y)),
+             (the_maximum_by_another_name, (X, Y))]
 
 
 @pytest.mark.parametrize("func, args", INVARIANT, ids=lambda v: getattr(v, "__name__", ""))

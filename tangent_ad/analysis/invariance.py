@@ -53,8 +53,8 @@ from tangent_ad.nodes import reads, walk
 
 SHIFTED, SCALED = "shifted", "scaled"
 # reductions a shift may start from: m = f(x, axis=k, keepdims=True), or f(x)
-SHIFTS = (np.max, np.min, np.amax, np.amin, np.mean, np.median, np.nanmax, np.nanmin,
-          np.sum)
+SHIFTS = {np.max, np.min, np.amax, np.amin, np.mean, np.median, np.nanmax, np.nanmin,
+          np.sum}
 # reductions that keep a change of each kind, where c is constant along their axes
 REDUCTIONS = {np.sum: {SCALED}, np.mean: {SHIFTED, SCALED},
               np.max: {SHIFTED}, np.amax: {SHIFTED}, np.min: {SHIFTED}, np.amin: {SHIFTED}}
@@ -63,8 +63,8 @@ BINARY = {operator.add: (SHIFTED, 1), np.add: (SHIFTED, 1),
           operator.sub: (SHIFTED, -1), np.subtract: (SHIFTED, -1),
           operator.mul: (SCALED, 1), np.multiply: (SCALED, 1),
           operator.truediv: (SCALED, -1), np.divide: (SCALED, -1)}
-NEGATIONS = (operator.neg, np.negative)
-IDENTITIES = (operator.pos, np.positive)
+NEGATIONS = {operator.neg, np.negative}
+UNARY = NEGATIONS | {operator.pos, np.positive}
 EXP_LOG = {np.exp: (SHIFTED, SCALED), np.log: (SCALED, SHIFTED)}  # the kind in, out
 
 # How a value moves when m moves by c: v + a*c (SHIFTED) or v * exp(a*c)
@@ -84,7 +84,8 @@ def constant_shifts(tree, ctx):
     core-form FunctionDef `tree`, that its output does not depend on (see
     the module docstring): ``m`` in ``s = x - m`` of a log-softmax."""
     seeds = [(i, stmt) for i, stmt in enumerate(tree.body)
-             if isinstance(stmt, gast.Assign) and ctx.resolved.get(stmt.value) in SHIFTS]
+             if isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Call)
+             and _function(ctx, stmt.value) in SHIFTS]
     if not seeds:
         return frozenset()
     names = _Occurrences(tree)
@@ -233,12 +234,12 @@ class _Follow:
 
     def change(self, value):
         """The change of `value` (one operation on atoms), None if none."""
-        func = self.ctx.resolved.get(value)
+        func = _function(self.ctx, value)
         if isinstance(value, gast.Name):
             return self.operand(value)[0]  # a copy
         if isinstance(value, gast.BinOp) and func in BINARY:
             return self.binary(func, value.left, value.right)
-        if isinstance(value, gast.UnaryOp) and func in NEGATIONS + IDENTITIES:
+        if isinstance(value, gast.UnaryOp) and func in UNARY:
             return self.unary(func, value.operand)
         if not isinstance(value, gast.Call) or func is None:
             raise _Unproven
@@ -248,7 +249,7 @@ class _Follow:
             raise _Unproven
         if func in BINARY and len(value.args) == 2:
             return self.binary(func, *value.args)
-        if func in NEGATIONS + IDENTITIES and len(value.args) == 1:
+        if func in UNARY and len(value.args) == 1:
             return self.unary(func, value.args[0])
         if func in EXP_LOG and len(value.args) == 1:
             change = self.changed(value.args[0])
@@ -285,6 +286,17 @@ class _Follow:
                 or keywords.get("keepdims") is not True or axis >= 0 and not change.rank:
             raise _Unproven
         return change
+
+
+def _function(ctx, node):
+    """The function `node` calls, or its operator; None for a global
+    array and the like (an object that cannot be a key)."""
+    func = ctx.resolved.get(node)
+    try:
+        hash(func)
+    except TypeError:
+        return None
+    return func
 
 
 def _change(kind, coefficient, rank):
