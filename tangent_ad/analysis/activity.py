@@ -6,7 +6,9 @@ value depends on it. Only variables that are both (*active*) get adjoints,
 so no derivative of a non-``wrt`` argument is ever computed.
 
 Comparisons, branch and loop conditions, ``range`` loop counters and
-functions registered with a zero derivative cut the dependence. The
+functions registered with a zero derivative cut the dependence; so does
+a shift the output is invariant to (``invariance``: the row maximum a
+log-softmax subtracts), whose derivative is zero in exact arithmetic. The
 analysis runs on the control-flow graph (``cfg``) with the generic solver
 (``dataflow``); the result is stored as ``ctx.facts["active"]``, a set of
 names. The tree is returned unchanged. In generated code read back as
@@ -17,7 +19,7 @@ one is useful) when the stack does.
 """
 import gast
 
-from tangent_ad.analysis import cfg, dataflow
+from tangent_ad.analysis import cfg, dataflow, invariance
 from tangent_ad.frontend.generated import returns_closure
 from tangent_ad.nodes import STACK, is_push, walk
 from tangent_ad.registry import REGISTRY
@@ -34,9 +36,12 @@ def active_names(tree, ctx, wrt, record=False):
     `wrt` (a nested closure of generated code is analysed on its own,
     with the names it reads from the enclosing function among `wrt`)."""
     graph = cfg.build(tree)
+    constants = invariance.constant_shifts(tree, ctx) if record else frozenset()
     for node in graph.nodes:
         if is_push(node.stmt):  # generated code's stack.append(v): stack = f(stack, v)
             node.defs = frozenset({STACK})
+        if node.sources & constants:  # nothing flows back through the shift
+            node.sources = node.sources - constants
     generated = ctx.facts.get("generated")
     values = set()
     if generated and ctx.mode == "forward":
