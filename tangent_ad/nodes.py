@@ -12,10 +12,22 @@ _AST = gast.AST
 
 STACK = "stack"
 
+# Contexts and operators have no fields and no place: one instance of each
+# class serves every tree (a derivative keeps thousands of them alive, a
+# fifth of its objects, and every copy made more).
+SHARED = {cls: cls() for cls in (
+    gast.Load, gast.Store, gast.Del, gast.Param,
+    gast.Add, gast.Sub, gast.Mult, gast.MatMult, gast.Div, gast.Mod, gast.Pow, gast.LShift,
+    gast.RShift, gast.BitOr, gast.BitXor, gast.BitAnd, gast.FloorDiv,
+    gast.Invert, gast.Not, gast.UAdd, gast.USub, gast.And, gast.Or,
+    gast.Eq, gast.NotEq, gast.Lt, gast.LtE, gast.Gt, gast.GtE, gast.Is, gast.IsNot, gast.In,
+    gast.NotIn)}
+_LOAD, _STORE = SHARED[gast.Load], SHARED[gast.Store]
+
 
 def name(identifier, store=False):
     """A Name node, loaded or stored."""
-    return gast.Name(id=identifier, ctx=gast.Store() if store else gast.Load(),
+    return gast.Name(id=identifier, ctx=_STORE if store else _LOAD,
                      annotation=None, type_comment=None)
 
 
@@ -34,6 +46,8 @@ def located(node, where):
     """`node` and every node inside it at the location of `where` (a
     rewrite's new nodes point at the user's code they stand for)."""
     for sub in walk(node):
+        if "lineno" not in sub._attributes:
+            continue  # an operator: no place, and shared (`SHARED`)
         gast.copy_location(sub, where)
         sub.end_lineno = getattr(where, "end_lineno", None)
         sub.end_col_offset = getattr(where, "end_col_offset", None)
@@ -141,6 +155,9 @@ def copy_tree(node):
         return [copy_tree(item) for item in node]
     if not isinstance(node, gast.AST):
         return node
+    shared = SHARED.get(node.__class__)
+    if shared is not None:
+        return shared
     copied = node.__class__.__new__(node.__class__)
     for field in node._fields:
         value = getattr(node, field, None)
@@ -148,7 +165,7 @@ def copy_tree(node):
             setattr(copied, field, [copy_tree(v) if isinstance(v, gast.AST) else v
                                     for v in value])
         elif isinstance(value, gast.AST):
-            setattr(copied, field, copy_tree(value))
+            setattr(copied, field, SHARED.get(value.__class__) or copy_tree(value))
         else:
             setattr(copied, field, value)
     for attr in _CARRIED:
@@ -301,6 +318,9 @@ def clone(node):
         return [clone(item) for item in node]
     if not isinstance(node, gast.AST):
         return node
+    shared = SHARED.get(node.__class__)
+    if shared is not None:
+        return shared
     new = node.__class__.__new__(node.__class__)
     for field in node._fields:
         setattr(new, field, clone(getattr(node, field, None)))

@@ -40,7 +40,7 @@ import gast
 
 from tangent_ad import texts
 from tangent_ad.errors import InternalError, TemplateError
-from tangent_ad.nodes import call, clone, name, walk
+from tangent_ad.nodes import SHARED, call, clone, name, walk
 from tangent_ad.templating.signatures import signature_of
 
 NO_DEFAULT = object()  # in `parse`'s defaults: the parameter has none
@@ -205,6 +205,9 @@ def _substitute(expr, env, renames, adjoint_of):
         if adjoint is None:
             raise InternalError("a template reads the adjoint of an inactive value")
         return name(adjoint)
+    shared = SHARED.get(expr.__class__)
+    if shared is not None:
+        return shared
     new = expr.__class__.__new__(expr.__class__)
     for field in expr._fields:
         setattr(new, field, _substitute(getattr(expr, field, None), env, renames, adjoint_of))
