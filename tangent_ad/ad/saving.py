@@ -16,7 +16,9 @@ module prepares the primal so that it can:
 
 A name bound once, by arithmetic on names nothing in the function binds
 (``t = -k`` in a loop, ``k`` a parameter), is not saved: each time the
-loop assigns it again it gets the same value (`_invariant`).
+loop assigns it again it gets the same value (`_invariant`). Nor is one
+the adjoint can compute again from operands it restores anyway
+(``t2 = b * x`` in a loop that saves ``x``; ``rematerialize``).
 
 Every push is paired with its pop by a declared save site (``saves``);
 dead-code elimination drops a pair when the restored value is never read,
@@ -27,7 +29,7 @@ from dataclasses import dataclass, field
 import gast
 
 from tangent_ad import saves
-from tangent_ad.ad import checkpointing
+from tangent_ad.ad import checkpointing, rematerialize
 from tangent_ad.nodes import assign, call, const, name, walk, writes
 
 
@@ -40,6 +42,8 @@ class Plan:
     counters: dict = field(default_factory=dict)   # core loop -> counter name
     checkpointed: dict = field(default_factory=dict)  # core loop -> Segments
     undefined: set = field(default_factory=set)    # names pushed before any value
+    recomputed: dict = field(default_factory=dict)  # core stmt -> [bindings to run again
+    #                                                 just before its adjoint]
 
 
 def prepare_loops(body, ctx):
@@ -63,7 +67,9 @@ def prepare_loops(body, ctx):
 
 
 def primal_sweep(body, ctx, params):
-    """The primal statements with pushes inserted, and the Plan."""
+    """The primal statements of the core-form `body` (its final return
+    left out) with pushes inserted, and the Plan."""
+    body, whole = body[:-1], body
     plan = Plan(counters=ctx.facts.get("counters", {}))
     counts = {}
     for stmt in _walk_statements(body):
@@ -71,7 +77,12 @@ def primal_sweep(body, ctx, params):
             for target in writes(stmt):
                 counts[target] = counts.get(target, 0) + 1
     overwritten = {v for v, n in counts.items() if n > 1} | set(params)
-    sweep = _Sweep(ctx, plan, overwritten, params, _invariant(body, counts))
+    invariant = _invariant(body, counts)
+    unsaved = set(invariant)
+    for binding, anchor in rematerialize.plan(whole, ctx, params, invariant).items():
+        plan.recomputed.setdefault(anchor, []).append(binding)
+        unsaved.add(binding.targets[0].id)
+    sweep = _Sweep(ctx, plan, overwritten, params, unsaved)
     return sweep.block(body, depth=0), plan
 
 
@@ -103,7 +114,7 @@ class _Sweep:
         self.ctx = ctx
         self.plan = plan
         self.overwritten = overwritten
-        self.invariant = invariant  # names whose old values are never saved (`_invariant`)
+        self.invariant = invariant  # names never saved (`_invariant`, `rematerialize`)
         self.params = params
         self.defined = set(params)  # names surely assigned so far, at the top level
 
