@@ -102,7 +102,7 @@ def operand_rebound_in_the_branch(a, x, n):
     for i in range(n):
         p = a * x
         if i % 2 == 0:
-            x = x - p * x * 0.1     # the recompute would come before the branch
+            x = x - p * x * 0.1     # read before x changes, in each branch
         else:
             x = x + 0.2 * p
     return x
@@ -115,6 +115,40 @@ def bound_in_a_branch(a, x, n):
             x = x - p * x * 0.1
         else:
             x = x * 1.1
+    return x
+
+
+def nested_branches(a, x, n):
+    for i in range(n):
+        p = a * x
+        if i % 2 == 0:
+            if i % 4 == 0:
+                x = x - p * x * 0.1
+            else:
+                x = x + p * 0.3
+        else:
+            x = x * 1.1 + p * 0.01
+    return x
+
+
+def a_branch_without_a_read(a, x, n):
+    for i in range(n):
+        p = a * x
+        if i % 2 == 0:
+            x = x - p * x * 0.1
+        else:
+            x = x * 1.1         # its adjoint ends with bp = zeros_like(p)
+    return x
+
+
+def read_after_the_branch_rebinds(a, x, n):
+    for i in range(n):
+        p = a * x
+        if i % 2 == 0:
+            x = x * 0.9
+            x = x + p * x * 0.1     # a * x of this x would be another value
+        else:
+            x = x + 0.2 * p
     return x
 
 
@@ -182,9 +216,14 @@ CASES = {
     "read_in_an_inner_loop": (read_in_an_inner_loop, (A, X, Y, 3, 2), (0, 1, 2), {"p"}, set()),
     "while_loop": (while_loop, (A, X), (0, 1), {"p"}, set()),
     "read_in_a_branch": (read_in_a_branch, (A, X, Y, 5), (0, 1, 2), {"p"}, set()),
+    # computed again in each branch, before the branch rebinds x
     "operand_rebound_in_the_branch": (operand_rebound_in_the_branch, (A, X, 5), (0, 1),
-                                      set(), {"p"}),
+                                      {"p"}, set()),
     "bound_in_a_branch": (bound_in_a_branch, (A, X, 5), (0, 1), {"p"}, set()),
+    "nested_branches": (nested_branches, (A, X, 6), (0, 1), {"p"}, set()),
+    "a_branch_without_a_read": (a_branch_without_a_read, (A, X, 5), (0, 1), set(), {"p"}),
+    "read_after_the_branch_rebinds": (read_after_the_branch_rebinds, (A, X, 5), (0, 1),
+                                      set(), {"p"}),
     "loop_with_break": (loop_with_break, (A, X, 6), (0, 1), set(), {"p"}),
     "checkpointed_loop": (checkpointed_loop, (A, X, 9), (0, 1), set(), {"p"}),
     "loop_index_operand": (loop_index_operand, (A, X, 4), (0, 1), set(), {"p"}),
@@ -239,7 +278,8 @@ def test_a_pullbacks_back_recomputes_what_its_loop_computed():
 
 
 @pytest.mark.parametrize("name", ["lotka_volterra", "chained", "read_in_a_branch",
-                                  "bound_in_a_branch", "while_loop", "broadcast_arrays"])
+                                  "bound_in_a_branch", "operand_rebound_in_the_branch",
+                                  "nested_branches", "while_loop", "broadcast_arrays"])
 def test_forward_over_reverse_differentiates_the_recomputes(name):
     func, args, wrt, _, _ = CASES[name]
     for k in wrt:

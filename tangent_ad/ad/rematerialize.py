@@ -49,12 +49,15 @@ _FUNCTIONS = (gast.FunctionDef, gast.Lambda)
 
 
 def plan(body, ctx, params, invariant):
-    """{binding: anchor} for the assignments of `body` (the core-form
-    function body, its return included) to recompute rather than save:
-    the adjoint runs a copy of ``binding`` (`recompute`) just before the
-    adjoint of ``anchor``, a statement of the binding's block no earlier
-    than the last that reads its target (the binding itself if none
-    does). Bindings sharing an anchor come in the order they run."""
+    """{binding: [anchor, ...]} for the assignments of `body` (the
+    core-form function body, its return included) to recompute rather
+    than save: the adjoint runs a copy of ``binding`` (`recompute`) just
+    before the adjoint of each anchor. An anchor is a statement of the
+    binding's block no earlier than the last that reads its target (the
+    binding itself if none does), or, when that last reader is an ``if``
+    that rebinds an operand, the last reader in each of its branches
+    (`_in_branches`). Bindings sharing an anchor come in the order they
+    run."""
     loads, stores = Counter(), Counter()
     for stmt in body:
         for node in walk(stmt):
@@ -65,7 +68,8 @@ def plan(body, ctx, params, invariant):
         for stmt in block:
             if isinstance(stmt, gast.Assign):
                 assigned.update(writes(stmt))
-    anchors, home, loops_ok = {}, {}, {}  # home: recomputed name -> (block, index)
+    placed, home, loops_ok = {}, {}, {}  # home: recomputed name -> (block, index)
+    split = set()  # recomputed inside the branches of the `if` that reads them last
     for block, around in _blocks(body):
         facts = None
         for j, stmt in enumerate(block):
@@ -80,27 +84,64 @@ def plan(body, ctx, params, invariant):
             operands = _operands(stmt)
             if target in operands or any(stores[o] != assigned[o] for o in operands):
                 continue  # a loop variable, a hook's alias, a closure's name
-            chain = _chain(operands, home, block)
-            if chain is None or not all(
-                    _unchanged(_operands(block[k]), facts[k + 1:anchor + 1])
-                    for k in chain + [j]):
+            chain = _chain(operands, home, block, split)
+            if chain is None:
                 continue
-            for k in chain:
-                anchors[block[k]] = max(anchors[block[k]], anchor)
-            anchors[stmt] = anchor
+            if all(_unchanged(_operands(block[k]), facts[k + 1:anchor + 1])
+                   for k in chain + [j]):
+                for k in chain:
+                    placed[block[k]] = max(placed[block[k]], anchor)
+                placed[stmt] = anchor
+            elif not chain and isinstance(block[anchor], gast.If) and \
+                    _unchanged(operands, facts[j + 1:anchor]):
+                sites = _in_branches(block[anchor], operands, target)
+                if sites is None:
+                    continue
+                placed[stmt] = sites
+                split.add(target)
+            else:
+                continue
             home[target] = (block, j)
-    return {binding: home[binding.targets[0].id][0][k] for binding, k in anchors.items()}
+    return {binding: [home[binding.targets[0].id][0][where]] if isinstance(where, int)
+            else where for binding, where in placed.items()}
 
 
-def _chain(operands, home, block):
+def _in_branches(stmt, operands, target):
+    """Where in the branches of the ``if`` `stmt`, which reads `target` and
+    rebinds one of `operands`, the recompute can go: before the adjoint of
+    the last reader in each branch, when no operand changes in that branch
+    up to it (looking into an ``if`` that does, the same way). None when
+    some branch offers no such place, or does not read `target`: where
+    only one branch gives `target` an adjoint, the other one's adjoint
+    ends with ``zeros_like(target)``, which needs its value too."""
+    sites = []
+    for branch in (stmt.body, stmt.orelse):
+        facts = [_Facts(s) for s in branch]
+        last = max((k for k, f in enumerate(facts) if f.loads[target]), default=None)
+        if last is None:
+            return None
+        if _unchanged(operands, facts[:last + 1]):
+            sites.append(branch[last])
+        elif isinstance(branch[last], gast.If) and _unchanged(operands, facts[:last]):
+            inner = _in_branches(branch[last], operands, target)
+            if inner is None:
+                return None
+            sites += inner
+        else:
+            return None
+    return sites
+
+
+def _chain(operands, home, block, split):
     """The indices in `block` of the recomputed bindings `operands` read,
     directly or through one another: their recomputes must come first,
     so their operands too must keep their values up to the new anchor.
-    None if one is in another block."""
+    None if one is in another block, or recomputed in branches (`split`)."""
     found, pending = set(), [o for o in operands if o in home]
     while pending:
-        where, k = home[pending.pop()]
-        if where is not block:
+        member = pending.pop()
+        where, k = home[member]
+        if where is not block or member in split:
             return None
         if k not in found:
             found.add(k)

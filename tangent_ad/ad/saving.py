@@ -79,8 +79,9 @@ def primal_sweep(body, ctx, params):
     overwritten = {v for v, n in counts.items() if n > 1} | set(params)
     invariant = _invariant(body, counts)
     unsaved = set(invariant)
-    for binding, anchor in rematerialize.plan(whole, ctx, params, invariant).items():
-        plan.recomputed.setdefault(anchor, []).append(binding)
+    for binding, anchors in rematerialize.plan(whole, ctx, params, invariant).items():
+        for anchor in anchors:
+            plan.recomputed.setdefault(anchor, []).append(binding)
         unsaved.add(binding.targets[0].id)
     sweep = _Sweep(ctx, plan, overwritten, params, unsaved)
     return sweep.block(body, depth=0), plan
