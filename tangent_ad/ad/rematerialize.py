@@ -29,10 +29,19 @@ after U, that is, as it was at B if nothing between B and U rebinds it.
   the next iteration nor read after the loop, and every adjoint that
   reads it comes between the recompute and the adjoint of B;
 * no operand is t; each is bound nowhere in the function, or only by
-  plain assignments and is not recomputed itself (then it is saved
-  before each overwrite, or bound once and constant afterwards: either
-  way the invariant above holds for it); none is rebound, nor the object
-  of a method call or of a statement run for its effect, between B and U.
+  plain assignments (then it is saved before each overwrite, or bound
+  once and constant afterwards: either way the invariant above holds
+  for it); none is rebound, nor the object of a method call or of a
+  statement run for its effect, between B and U;
+* an operand recomputed itself is bound in the same block, and its
+  recompute moves up to t's, which is right if its own operands keep
+  their values that far; a temporary (bound once in the same loop, not
+  a parameter, so not carried from one iteration to the next) that is
+  saved is refused: t's save would only become its save, plus an
+  operation.
+
+When U is an ``if`` that rebinds an operand after reading t, the
+recompute goes into each branch instead (`_in_branches`).
 
 A missed recompute costs a save; a wrong one would cost a wrong gradient.
 """
@@ -63,11 +72,12 @@ def plan(body, ctx, params, invariant):
         for node in walk(stmt):
             if isinstance(node, gast.Name):
                 (loads if isinstance(node.ctx, gast.Load) else stores)[node.id] += 1
-    assigned = Counter()
-    for block, _ in _blocks(body):
+    assigned, loop_of = Counter(), {}  # loop_of: name -> the loop around its binding
+    for block, around in _blocks(body):
         for stmt in block:
             if isinstance(stmt, gast.Assign):
                 assigned.update(writes(stmt))
+                loop_of.update(dict.fromkeys(writes(stmt), _innermost_loop(around)))
     placed, home, loops_ok = {}, {}, {}  # home: recomputed name -> (block, index)
     split = set()  # recomputed inside the branches of the `if` that reads them last
     for block, around in _blocks(body):
@@ -84,6 +94,10 @@ def plan(body, ctx, params, invariant):
             operands = _operands(stmt)
             if target in operands or any(stores[o] != assigned[o] for o in operands):
                 continue  # a loop variable, a hook's alias, a closure's name
+            loop = _innermost_loop(around)
+            if any(assigned[o] == 1 and loop_of[o] is loop and o not in home
+                   and o not in invariant and o not in params for o in operands):
+                continue  # it would be saved in t's place: one more operation, no less traffic
             chain = _chain(operands, home, block, split)
             if chain is None:
                 continue
@@ -104,6 +118,11 @@ def plan(body, ctx, params, invariant):
             home[target] = (block, j)
     return {binding: [home[binding.targets[0].id][0][where]] if isinstance(where, int)
             else where for binding, where in placed.items()}
+
+
+def _innermost_loop(around):
+    loops = [s for s in around if isinstance(s, (gast.For, gast.While))]
+    return loops[-1] if loops else None
 
 
 def _in_branches(stmt, operands, target):
