@@ -76,8 +76,10 @@ def plan(body, ctx, params, invariant):
     for block, around in _blocks(body):
         for stmt in block:
             if isinstance(stmt, gast.Assign):
-                assigned.update(writes(stmt))
-                loop_of.update(dict.fromkeys(writes(stmt), _innermost_loop(around)))
+                bound = {n.id for target in stmt.targets for n in walk(target)
+                         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+                assigned.update(bound)
+                loop_of.update(dict.fromkeys(bound, _innermost_loop(around)))
     placed, home, loops_ok = {}, {}, {}  # home: recomputed name -> (block, index)
     split = set()  # recomputed inside the branches of the `if` that reads them last
     for block, around in _blocks(body):
