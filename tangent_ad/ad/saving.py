@@ -67,8 +67,9 @@ def prepare_loops(body, ctx):
 
 
 def primal_sweep(body, ctx, params):
-    """The primal statements of the core-form `body` (its final return
-    left out) with pushes inserted, and the Plan."""
+    """The primal statements with pushes inserted, and the Plan, for the
+    core-form function body `body`; its final return, read only to know
+    where values are used, is left out of the statements."""
     body, whole = body[:-1], body
     plan = Plan(counters=ctx.facts.get("counters", {}))
     counts = {}
@@ -111,11 +112,11 @@ def _invariant(body, counts):
 
 
 class _Sweep:
-    def __init__(self, ctx, plan, overwritten, params, invariant):
+    def __init__(self, ctx, plan, overwritten, params, unsaved):
         self.ctx = ctx
         self.plan = plan
         self.overwritten = overwritten
-        self.invariant = invariant  # names never saved (`_invariant`, `rematerialize`)
+        self.unsaved = unsaved  # names never saved (`_invariant`, `rematerialize`)
         self.params = params
         self.defined = set(params)  # names surely assigned so far, at the top level
 
@@ -131,7 +132,7 @@ class _Sweep:
     def statement(self, stmt, depth):
         if isinstance(stmt, gast.Assign):
             targets = [t for t in _target_names(stmt)
-                       if (depth > 0 or t in self.overwritten) and t not in self.invariant]
+                       if (depth > 0 or t in self.overwritten) and t not in self.unsaved]
             if not targets:
                 return [stmt]
             pushes = [(t, saves.save(name(t), saves.value_site(t))) for t in targets]
