@@ -149,6 +149,16 @@ def a_branch_without_a_read(a, x, n):
     return x
 
 
+def growing_state(a, x, n):
+    for i in range(n):
+        p = a * x
+        if i % 2 == 0:
+            x = x - p * x * 0.1
+        else:
+            x = np.concatenate([x, x[:1]])  # bp = zeros_like(p) here needs this p's shape
+    return np.sum(x * x)
+
+
 def read_after_the_branch_rebinds(a, x, n):
     for i in range(n):
         p = a * x
@@ -238,6 +248,7 @@ CASES = {
     "bound_in_a_branch": (bound_in_a_branch, (A, X, 5), (0, 1), {"p"}, set()),
     "nested_branches": (nested_branches, (A, X, 6), (0, 1), {"p"}, set()),
     "a_branch_without_a_read": (a_branch_without_a_read, (A, X, 5), (0, 1), set(), {"p"}),
+    "growing_state": (growing_state, (A, np.array([0.3, -0.2]), 5), (0, 1), set(), {"p"}),
     "read_after_the_branch_rebinds": (read_after_the_branch_rebinds, (A, X, 5), (0, 1),
                                       set(), {"p"}),
     "loop_with_break": (loop_with_break, (A, X, 6), (0, 1), set(), {"p"}),
