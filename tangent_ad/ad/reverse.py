@@ -25,7 +25,8 @@ import inspect
 import gast
 
 from tangent_ad import saves
-from tangent_ad.ad import calls, checkpointing, containers, output_check, saving
+from tangent_ad.ad import (calls, checkpointing, containers, output_check,
+                           rematerialize, saving)
 from tangent_ad.errors import InternalError, UnsupportedSyntaxError
 from tangent_ad.frontend import generated
 from tangent_ad.naming import COMPLEX_NOTE
@@ -78,7 +79,7 @@ class _Reverse:
             self.structured.add(returned.id)  # any output: its cotangent is given
         self.ctx.facts["may_hold_containers"] = self.structured
         self.sequence_ops = set(map(id, sequences[0]))
-        primal, self.plan = saving.primal_sweep(body[:-1], self.ctx, params)
+        primal, self.plan = saving.primal_sweep(body, self.ctx, params)
         self.zeroed = set()  # primal names the adjoint sweep takes zeros_like of
         checks, seed, defined = [], [], set()
         pullback = self.ctx.kind == "pullback"
@@ -151,6 +152,8 @@ class _Reverse:
                 code = self.hook(stmt, defined)
             else:
                 code = []  # break, pass: nothing flows back
+            code = [rematerialize.recompute(binding)
+                    for binding in self.plan.recomputed.get(stmt, ())] + code
             if not code:
                 continue
             origin = self.ctx.origin.get(stmt)

@@ -16,7 +16,9 @@ module prepares the primal so that it can:
 
 A name bound once, by arithmetic on names nothing in the function binds
 (``t = -k`` in a loop, ``k`` a parameter), is not saved: each time the
-loop assigns it again it gets the same value (`_invariant`).
+loop assigns it again it gets the same value (`_invariant`). Nor is one
+the adjoint can compute again from operands it restores anyway
+(``t2 = b * x`` in a loop that saves ``x``; ``rematerialize``).
 
 Every push is paired with its pop by a declared save site (``saves``);
 dead-code elimination drops a pair when the restored value is never read,
@@ -27,7 +29,7 @@ from dataclasses import dataclass, field
 import gast
 
 from tangent_ad import saves
-from tangent_ad.ad import checkpointing
+from tangent_ad.ad import checkpointing, rematerialize
 from tangent_ad.nodes import assign, call, const, name, walk, writes
 
 
@@ -40,6 +42,8 @@ class Plan:
     counters: dict = field(default_factory=dict)   # core loop -> counter name
     checkpointed: dict = field(default_factory=dict)  # core loop -> Segments
     undefined: set = field(default_factory=set)    # names pushed before any value
+    recomputed: dict = field(default_factory=dict)  # core stmt -> [bindings to run again
+    #                                                 just before its adjoint]
 
 
 def prepare_loops(body, ctx):
@@ -63,7 +67,10 @@ def prepare_loops(body, ctx):
 
 
 def primal_sweep(body, ctx, params):
-    """The primal statements with pushes inserted, and the Plan."""
+    """The primal statements with pushes inserted, and the Plan, for the
+    core-form function body `body`; its final return, read only to know
+    where values are used, is left out of the statements."""
+    body, whole = body[:-1], body
     plan = Plan(counters=ctx.facts.get("counters", {}))
     counts = {}
     for stmt in _walk_statements(body):
@@ -71,7 +78,13 @@ def primal_sweep(body, ctx, params):
             for target in writes(stmt):
                 counts[target] = counts.get(target, 0) + 1
     overwritten = {v for v, n in counts.items() if n > 1} | set(params)
-    sweep = _Sweep(ctx, plan, overwritten, params, _invariant(body, counts))
+    invariant = _invariant(body, counts)
+    unsaved = set(invariant)
+    for binding, anchors in rematerialize.plan(whole, ctx, params, invariant).items():
+        for anchor in anchors:
+            plan.recomputed.setdefault(anchor, []).append(binding)
+        unsaved.add(binding.targets[0].id)
+    sweep = _Sweep(ctx, plan, overwritten, params, unsaved)
     return sweep.block(body, depth=0), plan
 
 
@@ -99,11 +112,11 @@ def _invariant(body, counts):
 
 
 class _Sweep:
-    def __init__(self, ctx, plan, overwritten, params, invariant):
+    def __init__(self, ctx, plan, overwritten, params, unsaved):
         self.ctx = ctx
         self.plan = plan
         self.overwritten = overwritten
-        self.invariant = invariant  # names whose old values are never saved (`_invariant`)
+        self.unsaved = unsaved  # names never saved (`_invariant`, `rematerialize`)
         self.params = params
         self.defined = set(params)  # names surely assigned so far, at the top level
 
@@ -119,7 +132,7 @@ class _Sweep:
     def statement(self, stmt, depth):
         if isinstance(stmt, gast.Assign):
             targets = [t for t in _target_names(stmt)
-                       if (depth > 0 or t in self.overwritten) and t not in self.invariant]
+                       if (depth > 0 or t in self.overwritten) and t not in self.unsaved]
             if not targets:
                 return [stmt]
             pushes = [(t, saves.save(name(t), saves.value_site(t))) for t in targets]
