@@ -17,7 +17,9 @@ A pop with no declared site is never dropped. A ``# Grad of:`` comment left with
 
 Invariant needed: the tree is the output of a differentiator (calls in
 assignments have no side effects besides stack traffic). Invariant
-established: every remaining assignment may be read later. Each removed
+established: every remaining assignment may be read later, so a second
+run removes nothing (``IDEMPOTENT``: an ``if`` emptied after liveness was
+known sends the pass round again, `run`). Each removed
 statement is counted in ``ctx.rewrites`` (for the fixed point of
 ``fixed_point``).
 """
@@ -26,29 +28,52 @@ import gast
 from tangent_ad import saves
 from tangent_ad.analysis import cfg, dataflow
 from tangent_ad.limits import rounds
-from tangent_ad.nodes import STACK, is_comment, is_pop, is_push
+from tangent_ad.nodes import is_comment, is_pop, is_push, statements
+
+
+# it leaves nothing dead, so the fixed point need not run it again to learn so
+IDEMPOTENT = True
 
 
 def run(tree, ctx=None):
     """Return `tree` (a FunctionDef) without its dead statements."""
-    pairs = saves.pairs(tree)
-    dead_pushes, live_pops, removed = set(), set(), 0
-    for inner in [s for s in tree.body if isinstance(s, gast.FunctionDef)]:
-        # a pullback's `back` first: its pops decide the outer pushes
-        pushes, pops, count = _eliminate(inner, pairs, set(), set())
-        dead_pushes |= pushes
-        live_pops |= pops
+    removed = 0
+    # An ``if`` is dropped once its branches are found empty, after the
+    # liveness that counted its test as read (a replay's ``stack.pop()``, a
+    # name copied only for a test): what only the test read dies then.
+    for _ in rounds("dead-code elimination (emptied branches)", _count_ifs(tree) + 2):
+        count, emptied = _run_once(tree)
         removed += count
-    removed += _eliminate(tree, pairs, dead_pushes, live_pops)[2]
+        if not emptied:
+            break
     if ctx is not None:
         ctx.count_rewrites(removed)
     return tree
 
 
+def _run_once(tree):
+    """One elimination over `tree` and the functions nested in it: the
+    statements removed, and how many of them were emptied ``if``s."""
+    pairs = saves.pairs(tree)
+    dead_pushes, live_pops, removed, emptied = set(), set(), 0, 0
+    for inner in [s for s in tree.body if isinstance(s, gast.FunctionDef)]:
+        # a pullback's `back` first: its pops decide the outer pushes
+        remover, pops = _eliminate(inner, pairs, set(), set())
+        dead_pushes |= remover.dead_pushes
+        live_pops |= pops
+        removed, emptied = removed + remover.removed, emptied + remover.emptied
+    remover, _ = _eliminate(tree, pairs, dead_pushes, live_pops)
+    return removed + remover.removed, emptied + remover.emptied
+
+
+def _count_ifs(tree):
+    return sum(isinstance(s, gast.If) for s in statements(tree))
+
+
 def _eliminate(fdef, pairs, dead_pushes, live_pops):
-    """Remove dead statements from `fdef`; return the ids of the pushes
-    whose pops were removed, the pops that stay, and how many statements
-    went.
+    """Remove dead statements from `fdef`; return the `_Remover` (the ids
+    of the pushes whose pops were removed, how many statements went, how
+    many emptied ``if``s) and the pops that stay.
 
     A push reads its value only for its pop: it counts as a use only once
     that pop is known to be needed. The set of needed pops grows to a
@@ -58,15 +83,16 @@ def _eliminate(fdef, pairs, dead_pushes, live_pops):
     pop_of = {id(push): pop for pop, pushes in pairs.items() for push in pushes}
     live_pops = set(live_pops)
     graph = cfg.build(fdef)
-    defs, uses, bit = dataflow.bit_sets(graph)
-    stack = bit.setdefault(STACK, 1 << len(bit))
+    defs, uses, _ = dataflow.bit_sets(graph)
     push_uses = {node: uses[node] for node in graph.nodes if is_push(node.stmt)}
     pops = sum(isinstance(n.stmt, gast.Assign) and is_pop(n.stmt.value) for n in graph.nodes)
     # each round that does not stop adds one of the pops to `live_pops`
     for _ in rounds("dead-code elimination (saves)", pops + 2):
         for node, read in push_uses.items():
             pop = pop_of.get(id(node.stmt))
-            uses[node] = stack if pop is not None and pop not in live_pops else read
+            # a push whose pop is not needed goes with it: it reads nothing, not
+            # even the stack, whose creation then goes too when nothing else uses it
+            uses[node] = 0 if pop is not None and pop not in live_pops else read
         removable = {node for node in graph.nodes if _removable(node, pairs, live_pops)}
         live_after = _strong_liveness(graph, removable, defs, uses)
         needed = {node.stmt for node in graph.nodes
@@ -82,7 +108,7 @@ def _eliminate(fdef, pairs, dead_pushes, live_pops):
         if isinstance(stmt, gast.Assign) and is_pop(stmt.value):
             remover.dead_pushes.update(map(id, pairs[stmt]))
     fdef.body = remover.block(fdef.body)
-    return remover.dead_pushes, live_pops, remover.removed
+    return remover, live_pops
 
 
 def _removable(node, pairs, live_pops):
@@ -114,6 +140,7 @@ class _Remover:
         self.pairs = pairs
         self.dead_pushes = set()
         self.removed = 0
+        self.emptied = 0  # ifs dropped because their branches are empty
 
     def block(self, stmts):
         """`stmts` without dead statements, visited last to first so that
@@ -140,9 +167,11 @@ class _Remover:
             stmt.orelse = self.block(stmt.orelse)
             if not _real(stmt.body) and not _real(stmt.orelse):
                 if not is_pop(stmt.test):
+                    self.emptied += 1
                     return False
                 if stmt in self.pairs:
                     self.dead_pushes.update(map(id, self.pairs[stmt]))
+                    self.emptied += 1
                     return False
             stmt.body = stmt.body or [gast.Pass()]
             return True

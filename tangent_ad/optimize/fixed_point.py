@@ -6,7 +6,8 @@ and constant propagation, dead-code elimination. Each is
 the loop stops once every pass has run, one after the other, without
 changing anything (a pass that declares ``IDEMPOTENT``, whose output
 it would leave as it is, counts as done by the run that changed the tree:
-simplification, whose last run used to only confirm). Counting is much
+simplification and dead-code elimination, whose last runs used to only
+confirm). Counting is much
 cheaper than comparing a text of the whole tree after each round (`fingerprint`), and a pass is not run
 again on a tree it has already left as it was. Call-time staging runs
 the same loop with its own pass in front (``staging.dispatch``), on a

@@ -11,6 +11,7 @@ Each replaced read and each dropped self-copy (``x = x``) is counted in
 import gast
 
 from tangent_ad.nodes import clone, is_push, writes
+from tangent_ad.optimize.simplify import folded
 
 
 def run(tree, ctx=None):
@@ -42,6 +43,11 @@ def _block(stmts):
             assigned |= _header_writes(stmt)
         else:
             rewrites += _replace_reads(stmt, copies.known)
+            if isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.BinOp):
+                number = folded(stmt.value)  # ``t = 1.0 + 0.5`` once 0.5 came in
+                if number is not None:
+                    stmt.value = number
+                    rewrites += 1
             assigned = writes(stmt)
         copies.forget(assigned)
         written |= assigned

@@ -103,6 +103,23 @@ def _bindings(tree):
     return counts
 
 
+def folded(node):
+    """The number the BinOp `node` of two numbers (or bools) computes, as a
+    Constant; None when it is no such operation, raises or is not finite.
+    Copy propagation folds with it too, so that a chain of constants
+    settles in one of its runs."""
+    left, right = node.left, node.right
+    if not (_foldable(left) and _foldable(right) and type(node.op) in _FOLD):
+        return None
+    try:
+        value = _FOLD[type(node.op)](left.value, right.value)
+    except (ZeroDivisionError, OverflowError):
+        return None
+    if isinstance(value, (int, float)) and np.isfinite(value):
+        return gast.Constant(value=value, kind=None)
+    return None
+
+
 def _float_preserving_ufunc(func):
     if not (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)
             and func.value.id == "np"):
@@ -179,12 +196,7 @@ class _Simplifier:
     def _binop(self, node):
         left, right, op = node.left, node.right, node.op
         if _foldable(left) and _foldable(right) and type(op) in _FOLD:
-            try:
-                value = _FOLD[type(op)](left.value, right.value)
-            except (ZeroDivisionError, OverflowError):
-                return node
-            if isinstance(value, (int, float)) and np.isfinite(value):
-                return gast.Constant(value=value, kind=None)
+            return folded(node) or node
         if isinstance(op, gast.Mult):
             if _is(right, 1) and self._keeps_dtype(left, right):
                 return left
