@@ -50,11 +50,12 @@ from collections import Counter
 import gast
 
 from tangent_ad.ad import checkpointing
-from tangent_ad.nodes import assign, children, copy_tree, walk, writes
+from tangent_ad.nodes import assign, children, copy_tree, find_all, name_nodes, walk, writes
 
 _ARITHMETIC = (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.operator,
                gast.unaryop, gast.Load)
 _FUNCTIONS = (gast.FunctionDef, gast.Lambda)
+_EFFECTS = frozenset((gast.Expr, gast.Call))  # what may change a value in place
 
 
 def plan(body, ctx, params, invariant):
@@ -68,10 +69,8 @@ def plan(body, ctx, params, invariant):
     (`_in_branches`). Bindings sharing an anchor come in the order they
     run."""
     loads, stores = Counter(), Counter()
-    for stmt in body:
-        for node in walk(stmt):
-            if isinstance(node, gast.Name):
-                (loads if isinstance(node.ctx, gast.Load) else stores)[node.id] += 1
+    for node in name_nodes(body):
+        (loads if isinstance(node.ctx, gast.Load) else stores)[node.id] += 1
     assigned, loop_of = Counter(), {}  # loop_of: name -> the loop around its binding
     for block, around in _blocks(body):
         for stmt in block:
@@ -171,7 +170,7 @@ def _chain(operands, home, block, split):
 
 
 def _operands(binding):
-    return {n.id for n in walk(binding.value) if isinstance(n, gast.Name)}
+    return {n.id for n in name_nodes(binding.value)}
 
 
 def _unchanged(names, facts):
@@ -228,9 +227,9 @@ class _Facts:
         self.loads = Counter()
         self.writes = writes(stmt)
         self.touched = set()
-        for node in walk(stmt):
+        for node in find_all(stmt, _EFFECTS):
             if isinstance(node, gast.Expr):
-                self.touched.update(n.id for n in walk(node) if isinstance(n, gast.Name))
+                self.touched.update(n.id for n in name_nodes(node))
             elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
                     and isinstance(node.func.value, gast.Name):
                 self.touched.add(node.func.value.id)
