@@ -35,6 +35,7 @@ import gast
 from tangent_ad.frontend.static_scope import StaticScope
 from tangent_ad.nodes import const as _const, name as _load, walk, fix_locations
 from tangent_ad.runtime import objects, ordering, structures
+from tangent_ad.visitors import Transformer
 
 _NAMES = ("sorted", "reversed", "min", "max", "dict", "get")
 
@@ -69,7 +70,7 @@ def _called_name(node):
         func.attr if isinstance(func, gast.Attribute) else None
 
 
-class _Rewrite(gast.NodeTransformer):
+class _Rewrite(Transformer):
     def __init__(self, scope, helpers):
         self.scope = scope
         self.helpers = helpers

@@ -31,6 +31,7 @@ from tangent_ad.frontend.closures import _walk_outside_functions
 from tangent_ad.frontend.methods import ATTRIBUTES, METHODS
 from tangent_ad.frontend.class_specs import SPECS, spec_of, specialized
 from tangent_ad.nodes import name_nodes
+from tangent_ad.visitors import Transformer
 
 # attributes only an array has (``x.flat``, ``x.tofile()``): refused up front,
 # never read as a field or method of an object (names a field may well
@@ -204,7 +205,7 @@ def chain(expr, known):
     return None
 
 
-class _Rewriter(gast.NodeTransformer):
+class _Rewriter(Transformer):
     def __init__(self, ctx, known, scope, snapshot, taken):
         self.ctx, self.known, self.scope, self.snapshot = ctx, known, scope, snapshot
         self.taken = taken  # the function's own names

@@ -36,6 +36,7 @@ import gast
 from tangent_ad.frontend import function_values
 from tangent_ad.frontend.static_scope import StaticScope
 from tangent_ad.nodes import walk, fix_locations
+from tangent_ad.visitors import Transformer
 
 
 # builtins that read a generator argument whole, once, in order
@@ -51,7 +52,7 @@ def run(tree, ctx):
     return fix_locations(tree)
 
 
-class _Rewrite(gast.NodeTransformer):
+class _Rewrite(Transformer):
     def __init__(self, scope, tables):
         self.scope = scope
         self.tables = tables  # names of dicts of functions: function_values unrolls them

@@ -16,6 +16,7 @@ import numpy as np
 
 from tangent_ad.nodes import assign, call, const, name, walk
 from tangent_ad.runtime.structures import appended, iterated, updated
+from tangent_ad.visitors import Transformer
 
 
 class Desugar:
@@ -356,7 +357,7 @@ def _index_value(index, normalizer):
     return index
 
 
-class _Renamer(gast.NodeTransformer):
+class _Renamer(Transformer):
     """Rename the local names in `renames` (comprehension variables)."""
 
     def __init__(self, renames):

@@ -35,6 +35,7 @@ import gast
 from tangent_ad.frontend import closures, object_loops, transforms_in_code
 from tangent_ad.frontend.static_scope import StaticScope, loads
 from tangent_ad.nodes import located, walk
+from tangent_ad.visitors import Transformer
 
 
 def run(tree, ctx):
@@ -134,7 +135,7 @@ def _reads_any(node, names):
     return any(isinstance(n, gast.Name) and n.id in names for n in walk(node))
 
 
-class _Substitute(gast.NodeTransformer):
+class _Substitute(Transformer):
     """Writes each alias's value where it is read: a whole name, an item
     with a constant index (``fs[0]``, ``fs["s"]``), or a loop's iterable.
     Nested functions that bind the name themselves are left alone."""
@@ -270,7 +271,7 @@ def _own_jumps(stmts):
     return False
 
 
-class _Unroller(gast.NodeTransformer):
+class _Unroller(Transformer):
     def __init__(self, scope, ctx):
         self.scope = scope
         self.ctx = ctx
@@ -360,7 +361,7 @@ def bind(bindings, node, where):
     return _Bind(bindings, where).visit(node)
 
 
-class _Bind(gast.NodeTransformer):
+class _Bind(Transformer):
     """Replace reads of the loop variables by their items (nested
     comprehensions and lambdas that rebind a variable keep theirs)."""
 

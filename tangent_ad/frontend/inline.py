@@ -40,6 +40,7 @@ from tangent_ad.frontend import closures, source
 from tangent_ad.frontend.static_scope import StaticScope
 from tangent_ad.nodes import name as _load, walk, fix_locations
 from tangent_ad.registry import REGISTRY
+from tangent_ad.visitors import Transformer
 
 _OPAQUE = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp,
            gast.IfExp, gast.BoolOp, gast.FunctionDef)
@@ -75,7 +76,7 @@ def _written_out(tree, ctx, only_made):
     return fix_locations(tree)
 
 
-class _Calls(gast.NodeTransformer):
+class _Calls(Transformer):
     """The calls of one expression, innermost first, each written out by the
     `inliner` where it can be (the statements that does so go to `before`)."""
 
@@ -90,7 +91,7 @@ class _Calls(gast.NodeTransformer):
     def generic_visit(self, node):
         if isinstance(node, _OPAQUE):
             return node  # runs later or not at all: left as written
-        return gast.NodeTransformer.generic_visit(self, node)
+        return Transformer.generic_visit(self, node)
 
     def visit_Call(self, node):
         inliner, before = self.inliner, self.before
@@ -379,7 +380,7 @@ def _free_names(stmts, bound):
     return free
 
 
-class _Rename(gast.NodeTransformer):
+class _Rename(Transformer):
     """Rename the callee's variables; a nested def or lambda keeps the
     names it binds itself."""
 

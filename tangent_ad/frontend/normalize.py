@@ -33,6 +33,7 @@ from tangent_ad.frontend.desugar import Desugar, has_break
 from tangent_ad.frontend.numpy_forms import refuse_in_place
 from tangent_ad.nodes import assign, call, name, reads, walk, fix_locations
 from tangent_ad.runtime.structures import appended
+from tangent_ad.visitors import Transformer
 
 RUNTIME_NAMES = ("np", "bresult", "stack")
 _COMPOUND = (gast.If, gast.For, gast.While)
@@ -77,7 +78,7 @@ def _assigned_in_compound(tree):
     return names
 
 
-class _PassCaptures(gast.NodeTransformer):
+class _PassCaptures(Transformer):
     """Copies a header or a statement kept as written; a call in it to a
     lifted nested function or lambda (``closures.py``) passes the captured
     variables too, at their current versions, as every other call does."""

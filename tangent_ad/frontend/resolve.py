@@ -25,6 +25,7 @@ from tangent_ad.frontend.methods import ATTRIBUTES, METHODS
 from tangent_ad.hooks import insert_grad_code
 from tangent_ad.live import behind, shapes_code
 from tangent_ad.nodes import walk
+from tangent_ad.visitors import Visitor
 
 BINARY_OPERATORS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
@@ -158,7 +159,7 @@ def _user_method(obj):
     return not class_specs.library_class(owner)
 
 
-class Resolver(gast.NodeVisitor):
+class Resolver(Visitor):
     """Records the object behind each name, attribute and call it visits."""
 
     lifts_nested = True  # nested defs become functions of their own (``closures``)

@@ -27,6 +27,7 @@ from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.frontend.function_values import bind
 from tangent_ad.frontend.static_scope import StaticScope
 from tangent_ad.nodes import const as _const, name as _load, walk, fix_locations
+from tangent_ad.visitors import Transformer
 
 _OPAQUE = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp,
            gast.IfExp, gast.BoolOp, gast.FunctionDef)
@@ -132,14 +133,14 @@ class _Statements:
             self.refuse(stmt, "the walrus operator's name is read in the same statement",
                         "assign the value on its own line first")
 
-        class Hoist(gast.NodeTransformer):
+        class Hoist(Transformer):
             def generic_visit(inner, node):
                 if isinstance(node, gast.BoolOp):  # its first operand always runs
                     node.values[0] = inner.visit(node.values[0])
                     return node
                 if isinstance(node, _OPAQUE):
                     return node  # evaluated later, or not at all: left as written
-                return gast.NodeTransformer.generic_visit(inner, node)
+                return Transformer.generic_visit(inner, node)
 
             def visit_NamedExpr(inner, node):
                 inner.generic_visit(node)

@@ -29,6 +29,7 @@ from tangent_ad.frontend import closures
 from tangent_ad.naming import label
 from tangent_ad.nodes import located, name, walk
 from tangent_ad import texts
+from tangent_ad.visitors import Transformer
 
 _COUNTER = itertools.count(1)
 
@@ -39,7 +40,7 @@ def make(tree, scope, ctx):
                 ctx.facts.setdefault("static_reads", []), ctx, tree).visit(tree)
 
 
-class _Transforms(gast.NodeTransformer):
+class _Transforms(Transformer):
     """``tad.grad(inner)(x)`` in the function: the derivative of a known
     function with constant options is made when transforming (what the
     call would make when it runs) and called through a name bound to it

@@ -15,6 +15,7 @@ import numpy as np
 from tangent_ad import runtime
 from tangent_ad.nodes import walk
 from tangent_ad.staging.kinds import Kinds
+from tangent_ad.visitors import Transformer
 
 FRESH_CALLS = frozenset({np.zeros, np.zeros_like, np.ones_like, np.full_like, np.outer,
                          runtime.zeros_like, runtime.grad_matmul_lhs, runtime.grad_matmul_rhs})
@@ -86,7 +87,7 @@ def _allowed_reads(node, kinds):
     return []
 
 
-class _InPlace(gast.NodeTransformer):
+class _InPlace(Transformer):
     def __init__(self, names, kinds):
         self.names = names
         self.kinds = kinds

@@ -25,6 +25,7 @@ from tangent_ad import runtime
 from tangent_ad.nodes import clone, const, is_comment, name, walk
 from tangent_ad.staging import fills
 from tangent_ad.staging.kinds import BOTTOM
+from tangent_ad.visitors import Transformer
 
 
 def run(tree, kinds, bindings):
@@ -82,7 +83,7 @@ def _slices(call, kinds):
     return gast.List(elts=pieces, ctx=gast.Load())
 
 
-class _Picked(gast.NodeTransformer):
+class _Picked(Transformer):
     """``[g[0:16], g[16:32]][0]`` -> ``g[0:16]``, the list written out or
     bound once to a name, outside loops, like each g it slices (so every g
     still has the value it was sliced at)."""

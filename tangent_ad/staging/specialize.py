@@ -56,6 +56,7 @@ from tangent_ad.nodes import call, clone, const, is_comment, walk
 from tangent_ad.staging import fills, pieces
 from tangent_ad.staging.callees import for_function
 from tangent_ad.staging.kinds import BOTTOM, Kind, Kinds, float_kind, is_python_float_like, is_real
+from tangent_ad.visitors import Transformer
 
 
 def run(tree, params, unit=None, given=(), ctx=None):
@@ -101,7 +102,7 @@ def _entry(tree, params, callees):
     return params
 
 
-class _Rewriter(gast.NodeTransformer):
+class _Rewriter(Transformer):
     def __init__(self, kinds, known_fills, unit, real_arguments=False, bindings=({}, set())):
         self.rewrites = 0  # nodes replaced, and the few changed in place
         self.kinds = kinds

@@ -15,6 +15,7 @@ import gast
 from tangent_ad.nodes import walk
 from tangent_ad.templating.templates import (  # noqa: F401 (zero_value: forward.py reads it here)
     _is_d, _substitute, drop_defaults, mark_defaults, parse, zero_value)
+from tangent_ad.visitors import Transformer
 
 
 def expand_tangent(template, bound, result, tangent_of, fresh, omitted=()):
@@ -129,7 +130,7 @@ class _Linear:
         """`node` with each zero tangent written out as a zero value."""
         linear = self
 
-        class Zeros(gast.NodeTransformer):
+        class Zeros(Transformer):
             def visit_Subscript(self, sub):
                 if _is_d(sub):
                     return zero_value(linear.env[sub.slice.id])

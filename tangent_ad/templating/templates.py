@@ -42,6 +42,7 @@ from tangent_ad import texts
 from tangent_ad.errors import InternalError, TemplateError
 from tangent_ad.nodes import SHARED, call, clone, name, walk
 from tangent_ad.templating.signatures import signature_of
+from tangent_ad.visitors import Transformer
 
 NO_DEFAULT = object()  # in `parse`'s defaults: the parameter has none
 
@@ -123,7 +124,7 @@ def drop_defaults(expr, defaults, namespace):
     return _DropDefaults(defaults, namespace).visit(expr) if defaults else expr
 
 
-class _DropDefaults(gast.NodeTransformer):
+class _DropDefaults(Transformer):
 
     def __init__(self, defaults, namespace):
         self.defaults = defaults
