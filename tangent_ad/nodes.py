@@ -247,59 +247,36 @@ def _names(node, contexts):
 
 def name_nodes(node):
     """Every Name node inside `node` (a node or a list of them), in no
-    particular order: `find_all` for Names alone, written out because it
-    runs for every statement of every pass (`reads`, `writes`) and the
-    general test of each node's class cost 1.5 % of a transformation."""
+    particular order (`reads`, `writes`: every statement of every pass)."""
+    return find_all(node, _NAME)
+
+
+def find_all(node, cls):
+    """Every node of class `cls` inside `node` (a node or a list of them),
+    `node` included, in no particular order: a plain stack walk over the
+    fields that may hold nodes (`child_fields`), several times faster than
+    gast.walk. A Name has nothing inside to look at."""
     found = []
     todo = [node]
     pop, push, extend, add, fields_of = todo.pop, todo.append, todo.extend, found.append, \
         _CHILD_FIELDS
     while todo:
         current = pop()
-        cls = current.__class__
-        if cls is _NAME:
+        kind = current.__class__
+        if kind is cls:
             add(current)
+            if kind is _NAME:
+                continue
+        elif kind is _NAME:
             continue
-        if cls is list:
+        if kind is list:
             extend(current)
             continue
         if not isinstance(current, _AST):  # the names of a `nonlocal` or `global`
             continue
-        fields = fields_of.get(cls)
+        fields = fields_of.get(kind)
         if fields is None:
-            fields = child_fields(cls)
-        values = current.__dict__
-        for field in fields:
-            value = values.get(field)
-            if value is not None:
-                push(value)
-    return found
-
-
-def find_all(node, classes):
-    """Every node of one of the `classes` (a frozenset) inside `node` (a
-    node or a list of them), `node` included, in no particular order: a
-    plain stack walk over the fields that may hold nodes (`child_fields`),
-    several times faster than gast.walk. A Name has nothing inside to look at."""
-    found = []
-    todo = [node]
-    pop, push, extend, add, fields_of = todo.pop, todo.append, todo.extend, found.append, \
-        _CHILD_FIELDS
-    while todo:
-        current = pop()
-        cls = current.__class__
-        if cls in classes:
-            add(current)
-        if cls is _NAME:
-            continue
-        if cls is list:
-            extend(current)
-            continue
-        if not isinstance(current, _AST):  # the names of a `nonlocal` or `global`
-            continue
-        fields = fields_of.get(cls)
-        if fields is None:
-            fields = child_fields(cls)
+            fields = child_fields(kind)
         values = current.__dict__
         for field in fields:
             value = values.get(field)

@@ -31,14 +31,18 @@ def _method(visitor, node_class):
         return found
 
 
-class Visitor(gast.NodeVisitor):
-    """``gast.NodeVisitor``, with methods found once per class of node."""
+class _Dispatch:
+    """``visit``: the node's ``visit_<class>`` method, else ``generic_visit``."""
 
     def visit(self, node):
         method = _method(self, node.__class__)
         if method is None:
             return self.generic_visit(node)
         return method(node)
+
+
+class Visitor(_Dispatch, gast.NodeVisitor):
+    """``gast.NodeVisitor``, with methods found once per class of node."""
 
     def generic_visit(self, node):
         values = node.__dict__
@@ -52,16 +56,10 @@ class Visitor(gast.NodeVisitor):
                 self.visit(value)
 
 
-class Transformer(gast.NodeTransformer):
+class Transformer(_Dispatch, gast.NodeTransformer):
     """``gast.NodeTransformer``, with methods found once per class of node,
     and a list rebuilt only when a visit replaced or removed one of its
     items (it stays the same list object either way, as with gast's)."""
-
-    def visit(self, node):
-        method = _method(self, node.__class__)
-        if method is None:
-            return self.generic_visit(node)
-        return method(node)
 
     def generic_visit(self, node):
         values = node.__dict__

@@ -105,16 +105,12 @@ def _counts(tree):
     their integer values are what the function computes with (and their
     derivative is zero)."""
     names = set()
-    for node in find_all(tree, _COUNTING):
-        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
-                node.func.id == "range":
+    for node in find_all(tree, gast.Call):
+        if isinstance(node.func, gast.Name) and node.func.id == "range":
             names.update(a.id for a in node.args if isinstance(a, gast.Name))
-        elif isinstance(node, gast.Subscript):
-            names.update(n.id for n in name_nodes(node.slice))
+    for node in find_all(tree, gast.Subscript):
+        names.update(n.id for n in name_nodes(node.slice))
     return names
-
-
-_COUNTING = frozenset((gast.Call, gast.Subscript))
 
 
 def _assigned(body):

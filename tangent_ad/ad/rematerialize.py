@@ -55,7 +55,6 @@ from tangent_ad.nodes import assign, children, copy_tree, find_all, name_nodes, 
 _ARITHMETIC = (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.operator,
                gast.unaryop, gast.Load)
 _FUNCTIONS = (gast.FunctionDef, gast.Lambda)
-_EFFECTS = frozenset((gast.Expr, gast.Call))  # what may change a value in place
 
 
 def plan(body, ctx, params, invariant):
@@ -227,11 +226,10 @@ class _Facts:
         self.loads = Counter()
         self.writes = writes(stmt)
         self.touched = set()
-        for node in find_all(stmt, _EFFECTS):
-            if isinstance(node, gast.Expr):
-                self.touched.update(n.id for n in name_nodes(node))
-            elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
-                    and isinstance(node.func.value, gast.Name):
+        for node in find_all(stmt, gast.Expr):
+            self.touched.update(n.id for n in name_nodes(node))
+        for node in find_all(stmt, gast.Call):
+            if isinstance(node.func, gast.Attribute) and isinstance(node.func.value, gast.Name):
                 self.touched.add(node.func.value.id)
         pending = [stmt]
         while pending:
