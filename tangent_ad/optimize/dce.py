@@ -37,15 +37,16 @@ IDEMPOTENT = True
 
 def run(tree, ctx=None):
     """Return `tree` (a FunctionDef) without its dead statements."""
-    removed = 0
+    removed, emptied = _run_once(tree)
     # An ``if`` is dropped once its branches are found empty, after the
     # liveness that counted its test as read (a replay's ``stack.pop()``, a
     # name copied only for a test): what only the test read dies then.
-    for _ in rounds("dead-code elimination (emptied branches)", _count_ifs(tree) + 2):
-        count, emptied = _run_once(tree)
-        removed += count
-        if not emptied:
-            break
+    if emptied:
+        for _ in rounds("dead-code elimination (emptied branches)", _count_ifs(tree) + 1):
+            count, emptied = _run_once(tree)
+            removed += count
+            if not emptied:
+                break
     if ctx is not None:
         ctx.count_rewrites(removed)
     return tree
