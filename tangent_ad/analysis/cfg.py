@@ -18,6 +18,8 @@ from tangent_ad.nodes import reads, writes
 class Node:
     """One statement or header, with the names it reads and writes."""
 
+    __slots__ = ("stmt", "defs", "uses", "sources", "next", "prev")
+
     def __init__(self, stmt, defs=(), uses=(), sources=None):
         self.stmt = stmt
         self.defs = frozenset(defs)
