@@ -72,3 +72,24 @@ def test_a_data_global_named_like_a_helper_is_read_when_it_changes():
             assert gradient(X) == pytest.approx(6.0 * X)
     finally:
         size_of = 2.0
+
+
+def nested_def_calls_accumulate(w, x):
+    def step(h):  # lifted into a function of its own, which reads the global again
+        a = accumulate(w * h, h)
+        return accumulate(a, np.sin(a))
+    return np.sum(step(x))
+
+
+def test_a_nested_def_reads_a_global_named_like_a_helper():
+    """The function around the nested def renames the global in the nested
+    def's body too; the nested def, lifted, read ``_user_accumulate`` as an
+    undefined name and was refused (autograd's lstm example, whose
+    ``sigmoid`` is a runtime helper's name)."""
+    w = 0.7
+    gradient = tad.grad(nested_def_calls_accumulate)
+    h = 1e-6
+    numeric = (nested_def_calls_accumulate(w + h, X) - nested_def_calls_accumulate(w - h, X)) / (2 * h)
+    for _ in range(3):  # the general derivative, then the staged copy
+        assert gradient(w, X) == pytest.approx(numeric, rel=1e-7)
+    check_all_modes(nested_def_calls_accumulate, (w, X))

@@ -159,6 +159,8 @@ def _user_method(obj):
     return not class_specs.library_class(owner)
 
 
+_RENAMED = "_user_"  # the prefix of a global renamed for a helper's name
+
 class Resolver(Visitor):
     """Records the object behind each name, attribute and call it visits."""
 
@@ -179,6 +181,13 @@ class Resolver(Visitor):
             value = self.scope.get(node.id, _MISSING)
             if value is _MISSING:
                 value = getattr(builtins, node.id, _MISSING)
+            if value is _MISSING and node.id.startswith(_RENAMED) and \
+                    node.id[len(_RENAMED):] in self.scope:
+                # a global with a helper's name, renamed below when the
+                # function around a nested def resolved it: the nested def,
+                # lifted into a function of its own, reads it again
+                node.id = node.id[len(_RENAMED):]
+                value = self.scope[node.id]
             if value is _MISSING:
                 raise UnsupportedSyntaxError(
                     f"name '{node.id}' is not defined",
@@ -195,7 +204,7 @@ class Resolver(Visitor):
                 deps.name(node.id, value, live)
                 if live and not shapes_code(value):
                     deps.names.append((self.ctx.facts["live"], node.id, value))
-                node.id = "_user_" + node.id
+                node.id = _RENAMED + node.id
                 self.ctx.namespace[node.id] = value
                 return value
             self.ctx.namespace[node.id] = value
