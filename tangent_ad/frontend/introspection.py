@@ -20,6 +20,7 @@ import gast
 import numpy as np
 
 from tangent_ad.errors import UnsupportedSyntaxError
+from tangent_ad.nodes import walk
 
 _MISSING = object()
 
@@ -67,7 +68,7 @@ def check(tree, ctx):
     local = bound_names(tree)
     scope = function_scope(ctx.func)
     found = []
-    for node in gast.walk(tree):
+    for node in walk(tree):
         problem = _problem(node, local, scope)
         if problem is not None:
             found.append((getattr(node, "lineno", 0), getattr(node, "col_offset", 0),
@@ -80,7 +81,7 @@ def check(tree, ctx):
 def bound_names(tree):
     """Every name the function (or a def or lambda in it) binds."""
     names = set()
-    for node in gast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Param)):
             names.add(node.id)
         elif isinstance(node, gast.FunctionDef):

@@ -9,6 +9,7 @@ import gast
 
 from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.frontend.introspection import _MISSING, lookup
+from tangent_ad.nodes import walk
 
 
 def unit_of(ctx):
@@ -45,7 +46,7 @@ def note_other_uses(tree, scopes, scope, ctx, writes_in_place):
         return
     checked = {id(call.func) for s in scopes for call, _, _ in s.calls}
     local = scopes[0].local if scopes else set()
-    for node in gast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
                 id(node) not in checked and writes_in_place(lookup(node, local, scope)):
             unit["unchecked_use"] = True
