@@ -165,7 +165,7 @@ def copy_tree(node):
             setattr(copied, field, [copy_tree(v) if isinstance(v, gast.AST) else v
                                     for v in value])
         elif isinstance(value, gast.AST):
-            setattr(copied, field, SHARED.get(value.__class__) or copy_tree(value))
+            setattr(copied, field, copy_tree(value))
         else:
             setattr(copied, field, value)
     for attr in _CARRIED:

@@ -5,7 +5,10 @@ in the same statement list read ``b`` (or the number) instead, until
 ``a`` or ``b`` is assigned again or a nested block might assign them.
 Dead-code elimination then removes the copy. Only straight runs of
 statements are rewritten, so the pass is safe around loops and branches.
-Each replaced read and each dropped self-copy (``x = x``) is counted in
+An operation on two numbers that the propagated constants complete
+(``t = 1.0 + 0.01`` once ``0.01`` came in) is folded on the spot
+(``simplify.folded``), so that a chain of constants settles in one run.
+Each replaced read, fold and dropped self-copy (``x = x``) is counted in
 ``ctx.rewrites`` (for the fixed point of ``fixed_point``).
 """
 import gast
