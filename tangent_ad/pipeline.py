@@ -3,7 +3,13 @@
     parse -> signatures -> inline -> statements -> comprehensions -> builtin_forms
           -> function_values
           -> validate -> resolve -> normalize -> exits -> activity
-          -> reverse | forward -> optimize -> boundary -> emit -> load
+          -> reverse | forward -> [zero_backs] -> optimize -> boundary -> emit -> load
+
+Each function of a unit (the requested one and every pullback or forward
+function it calls) goes through the stages up to differentiation first;
+``zero_backs``, the one stage that reads the whole unit (which pullbacks
+may return no back, and who calls them), runs on the reverse-mode trees
+before each is optimized.
 
 A derivative differentiated again is parsed to the tree it was printed
 from, and ``reread`` takes it to the core form in place of the stages
@@ -22,7 +28,7 @@ Each stage is one module with a ``run(tree, ctx)`` function. With
 import gast
 
 from tangent_ad import collector, emit, live, loader
-from tangent_ad.ad import boundary, forward, reverse
+from tangent_ad.ad import boundary, forward, reverse, zero_backs
 from tangent_ad.analysis import activity
 from tangent_ad.context import Context
 from tangent_ad.errors import InternalError, TangentADError, UnsupportedSyntaxError
@@ -100,6 +106,11 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
                 trees.append(callee_tree)
                 contexts.append(callee)
         unit_writes.check_unit(unit)  # the calls of all its functions are known now
+        if mode == "reverse":  # the pullbacks that may return no back, known now too
+            trees = zero_backs.run(trees, contexts)
+        if optimized:
+            trees = [_stage(fixed_point, t, c) for t, c in zip(trees, contexts)]
+        tree = trees[0]
         defines = [t.name for t in trees]
         live_anywhere = set().union(*(c.facts["live_names"] for c in contexts))
         texts, emitted = [], []
@@ -144,8 +155,6 @@ def _generate(func, wrt, kind, calls, *, mode, optimized, verbose, unit=None,
     for stage in GENERATED_FRONTEND if generated.is_generated(func) else FRONTEND:
         tree = _stage(stage, tree, ctx)
     tree = _stage(MODES[mode][0], tree, ctx)
-    if optimized:
-        tree = _stage(fixed_point, tree, ctx)
     return tree, ctx
 
 

@@ -17,12 +17,13 @@ import inspect
 import gast
 import numpy as np
 
+from tangent_ad.ad.zero_backs import GUARD
 from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.frontend import source
 from tangent_ad.frontend.closures import LocalFunction, from_source
 from tangent_ad.hooks import checkpoint
 from tangent_ad.naming import label
-from tangent_ad.nodes import name, walk, writes
+from tangent_ad.nodes import const, name, walk, writes
 from tangent_ad.registry import REGISTRY
 
 
@@ -144,6 +145,19 @@ def expansion(record, result_adjoint):
     if len(wanted) == 1:
         return out + [(("adjoint", wanted[0][1].id), pulled)]
     return out + [(("unpack", [atom.id for _, atom in wanted]), pulled)]
+
+
+def guarded(stmt, record, code, zeros):
+    """``if back is not None: code else: zeros``: the contributions `code`
+    of the pullback call `stmt` (after the recomputation of a checkpointed
+    one), declared with the generated name of the pullback it calls
+    (``zero_backs.py``)."""
+    back, _, recompute = record
+    kept = 1 if recompute is not None else 0
+    test = gast.Compare(left=name(back), ops=[gast.IsNot()], comparators=[const(None)])
+    guard = gast.If(test=test, body=code[kept:], orelse=zeros)
+    setattr(guard, GUARD, (recompute or stmt.value).func.id)
+    return code[:kept] + [guard]
 
 
 def _bind(func, call, where):

@@ -26,7 +26,7 @@ import gast
 
 from tangent_ad import saves
 from tangent_ad.ad import (calls, checkpointing, containers, output_check,
-                           rematerialize, saving)
+                           rematerialize, saving, zero_backs)
 from tangent_ad.errors import InternalError, UnsupportedSyntaxError
 from tangent_ad.frontend import generated
 from tangent_ad.naming import COMPLEX_NOTE
@@ -64,7 +64,9 @@ class _Reverse:
 
     def zeros(self, var):
         self.zeroed.add(var)
-        return assign(self.namer.adjoint(var), call("zeros_like", name(var)))
+        zeros = assign(self.namer.adjoint(var), call("zeros_like", name(var)))
+        setattr(zeros, zero_backs.ZERO, True)
+        return zeros
 
     def build(self):
         body = self.tree.body
@@ -81,6 +83,10 @@ class _Reverse:
         self.sequence_ops = set(map(id, sequences[0]))
         primal, self.plan = saving.primal_sweep(body, self.ctx, params)
         self.zeroed = set()  # primal names the adjoint sweep takes zeros_like of
+        # a name assigned only in a branch has no value where the branch did
+        # not run; the zeros of its adjoint on that path need one (None)
+        self.surely = set(params) | {t for stmt in body[:-1] if isinstance(stmt, gast.Assign)
+                                     for t in saving.writes_in([stmt])}
         checks, seed, defined = [], [], set()
         pullback = self.ctx.kind == "pullback"
         vjp = self.ctx.kind == "vjp"  # any output, its cotangent given: no check
@@ -101,13 +107,9 @@ class _Reverse:
             checks.append(assign(value, name(aux) if aux else returned))
             returned = name(value)
         adjoint, defined = self.block(body[:-1], defined)
-        # a name assigned only in a branch has no value where the branch did
-        # not run; the zeros of its adjoint on that path need one (None)
-        surely = set(params) | {t for stmt in body[:-1] if isinstance(stmt, gast.Assign)
-                                for t in saving.writes_in([stmt])}
         preamble = [assign(STACK, gast.List(elts=[], ctx=gast.Load()))]
         preamble += [assign(v, const(None)) for v in
-                     sorted(self.plan.undefined | (self.zeroed - surely))]
+                     sorted(self.plan.undefined | (self.zeroed - self.surely))]
         results = []
         for param in self.ctx.wrt:
             if param not in defined:
@@ -170,12 +172,25 @@ class _Reverse:
         if target in self.active and target in defined:
             expansion = self.expand(stmt, target)
             defined.discard(target)
+            before = set(defined)
             code = self.contribute(expansion, defined)
+            if stmt in self.pullbacks:
+                code = self.guard(stmt, code, defined - before)
         else:
             defined.discard(target)
         for var, saved in reversed(self.plan.saved.get(stmt, [])):
             code.append(saves.restore(var, saves.site_of(saved)))
         return code
+
+    def guard(self, stmt, code, first):
+        """A pullback call's contributions under ``if back is not None:``,
+        the zeros of the adjoints they define first on the other way (see
+        ``zero_backs.py``, which keeps the guard only where the callee may
+        return no back). Unguarded when one of those adjoints is of a value
+        that may not exist there."""
+        if not first <= self.surely:
+            return code
+        return calls.guarded(stmt, self.pullbacks[stmt], code, [self.zeros(v) for v in sorted(first)])
 
     def expand(self, stmt, target):
         """The template expansion for one core assignment."""

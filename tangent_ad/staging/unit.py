@@ -171,6 +171,7 @@ class Unit:
         for the call)."""
         called = {id(n.func) for n in kinds.nodes if isinstance(n, gast.Call)}
         called |= {id(n.value.args[0]) for n in kinds.nodes if saves.is_save(n)}
+        called |= {id(n.left) for n in kinds.nodes if _is_none_test(n)}
         read = {n.id for n in kinds.nodes if isinstance(n, gast.Name) and
                 isinstance(n.ctx, gast.Load) and id(n) not in called}
         for name, call in kinds.backs.items():
@@ -179,14 +180,27 @@ class Unit:
                 self.drop(key)
 
 
+def _is_none_test(node):
+    """``back is None`` or ``back is not None`` (``ad/zero_backs.py``)."""
+    return isinstance(node, gast.Compare) and len(node.ops) == 1 and \
+        isinstance(node.ops[0], (gast.Is, gast.IsNot)) and \
+        isinstance(node.comparators[0], gast.Constant) and node.comparators[0].value is None
+
+
 def _returns(fdef, kinds):
-    """(kind of the result, kinds of what back returns) of a pullback."""
+    """(kind of the result, kinds of what back returns) of a pullback; the
+    result's kind is that of every return's (``return result, None`` on a
+    way with no back, ``ad/zero_backs.py``, besides the last)."""
     last = fdef.body[-1]
     if not (isinstance(last, gast.Return) and isinstance(last.value, gast.Tuple)
             and len(last.value.elts) == 2 and isinstance(last.value.elts[1], gast.Name)):
         return None, None
     back_name = last.value.elts[1].id
-    result = kinds.of(last.value.elts[0])
+    result = BOTTOM
+    for ret in _own_returns(fdef.body):
+        if not (isinstance(ret.value, gast.Tuple) and len(ret.value.elts) == 2):
+            return None, None
+        result = _join(result, kinds.of(ret.value.elts[0]))
     backs = [s for s in fdef.body if isinstance(s, gast.FunctionDef) and s.name == back_name]
     returned = BOTTOM
     for node in walk(backs[0]) if len(backs) == 1 else []:
@@ -196,3 +210,13 @@ def _returns(fdef, kinds):
                 if isinstance(value, gast.Tuple) else kinds.of(value)
             returned = kind if returned in (BOTTOM, kind) else None
     return result, (None if returned == BOTTOM and len(backs) != 1 else returned)
+
+
+def _own_returns(stmts):
+    """The return statements among `stmts`, outside nested functions."""
+    for stmt in stmts:
+        if isinstance(stmt, gast.Return):
+            yield stmt
+        elif not isinstance(stmt, (gast.FunctionDef, gast.ClassDef)):
+            for field in ("body", "orelse", "finalbody"):
+                yield from _own_returns(getattr(stmt, field, None) or [])

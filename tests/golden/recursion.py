@@ -3,28 +3,26 @@ def duse_power_dx(x, bresult=1.0):
     result, back_result = pullback_power_dx(x, 3)
     ensure_scalar(result)
     # Grad of: return power(x, 3)
-    bx = back_result(bresult)
+    if back_result is not None:
+        bx = back_result(bresult)
+    else:
+        bx = zeros_like(x)
     return cast_like(bx, x)
 
 
 def pullback_power_dx(x, n):
-    stack = []
     if n == 0:
-        result = 1.0
-        stack.append(True)
+        return 1.0, None
     else:
         t = n - 1
         t2, back_t2 = pullback_power_dx(x, t)
         result = x * t2
-        stack.append(False)
 
     def back(bresult):
-        if stack.pop():
-            bx = zeros_like(x)
-        else:
-            # Grad of: return x * power(x, n - 1)
-            bx = unbroadcast(bresult * t2, x)
-            bt2 = unbroadcast(bresult * x, t2)
+        # Grad of: return x * power(x, n - 1)
+        bx = unbroadcast(bresult * t2, x)
+        bt2 = unbroadcast(bresult * x, t2)
+        if back_t2 is not None:
             bx = accumulate(bx, back_t2(bt2))
         return bx
     return result, back
