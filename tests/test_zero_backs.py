@@ -170,3 +170,20 @@ def test_checkpointed_recursion():
     rng = np.random.default_rng(5)
     for n in (1, 4):
         check_grads(loss, tad.grad(loss), (rng.normal(size=(3, 3)), rng.normal(size=(n, 3))))
+
+
+def test_hessian_vector_product_and_grad_of_grad_of_a_tree():
+    rng = np.random.default_rng(6)
+    W, b, leaves = _tree_args(rng, 4)
+
+    def loss_of_W(W):
+        return tree_loss(W, b, leaves)
+
+    def squared_gradient(W):
+        return np.sum(tad.grad(loss_of_W)(W) ** 2)
+
+    v = rng.normal(size=W.shape)
+    g, eps = tad.grad(loss_of_W), 1e-6
+    expected = (g(W + eps * v) - g(W - eps * v)) / (2 * eps)
+    np.testing.assert_allclose(tad.hvp(loss_of_W)(W, v), expected, rtol=1e-6, atol=1e-8)
+    check_grads(squared_gradient, tad.grad(squared_gradient), (W,))
