@@ -35,7 +35,7 @@ from tangent_ad import collector, emit, progress, scopes, tracebacks
 from tangent_ad.live import LIVE_KEY, LIVE_NAMES_KEY, rules_version_cell
 from tangent_ad.nodes import copy_tree
 from tangent_ad.optimize import dce, fixed_point, propagate, simplify
-from tangent_ad.staging import accumulate, inline, specialize
+from tangent_ad.staging import accumulate, inline, specialize, sums
 from tangent_ad.staging.kinds import Kinds, kind_of
 from tangent_ad.staging.unit import OUTPUT_ADJOINT, Unit
 from tangent_ad.compiled import compiler
@@ -386,11 +386,12 @@ class _Stager:
 def optimize(tree, params, unit=None, given=()):
     """The FunctionDef `tree` specialized for parameter kinds `params`:
     `specialize` and the general passes to a fixed point (the general
-    loop, ``fixed_point.run``), then `inline` and `accumulate` (in place);
+    loop, ``fixed_point.run``), then `sums`, `inline` and `accumulate` (in place);
     `unit` and `given` as for `kinds.Kinds`."""
     passes = (_Specialize(params, unit, given), simplify, propagate, dce)
     tree = fixed_point.run(tree, fixed_point.Tally(), passes)
     namespace = unit.namespace if unit is not None else None
+    tree = sums.run(tree, params, unit, given, namespace)
     return accumulate.run(inline.run(tree, namespace), params, unit, given)
 
 

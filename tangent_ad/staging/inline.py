@@ -16,7 +16,9 @@ read once in the whole function; the reader, an assignment that needs
 more than its shape, comes later in the same block; `e` has no effect (operators, indexing,
 attributes, and calls of NumPy or of the runtime helpers); and every
 statement in between is an assignment of such an expression, or a
-comment, that writes nothing `e` reads. The values computed do not
+comment, that writes nothing `e` reads, or a save (a push binds
+nothing: ``t8 = x + dt * dx; stack.append(x); x = t8`` becomes
+``stack.append(x); x = x + dt * dx``). The values computed do not
 change, only when they are computed.
 """
 import re
@@ -24,7 +26,7 @@ import re
 import gast
 import numpy as np
 
-from tangent_ad import runtime
+from tangent_ad import runtime, saves
 from tangent_ad.nodes import clone, is_comment, reads, walk, writes
 from tangent_ad.staging.callees import RUNTIME_HELPERS, for_function
 
@@ -47,7 +49,7 @@ def run(tree, namespace=None):
             counts[node.id] = counts.get(node.id, 0) + 1
     once = {v for v, n in stores.items()
             if n == 1 and loads.get(v) == 1 and _TEMPORARY.match(v)}
-    for body in _blocks(tree):
+    for body in blocks(tree):
         _fold(body, once, callees)
         body[:] = _without_empty_headers(body)
     return tree
@@ -70,7 +72,7 @@ def _header(stmt):
         str(stmt.value.args[0].value).startswith("Grad of:")
 
 
-def _blocks(tree):
+def blocks(tree):
     """Every statement list in `tree`, the function's own body first."""
     yield tree.body
     for node in walk(tree):
@@ -87,7 +89,7 @@ def _fold(body, once, callees):
     while i >= 0:  # from the end: a chain t -> t2 -> h folds in one sweep
         stmt = body[i]
         target = _single_target(stmt)
-        if target in once and _pure(stmt.value, callees):
+        if target in once and pure(stmt.value, callees):
             j = _reader(body, i, target, reads(stmt.value), callees)
             if j is not None:
                 _substitute(body[j], target, stmt.value)
@@ -114,7 +116,9 @@ def _reader(body, i, target, needed, callees):
         if target in reads(stmt):
             return j if isinstance(stmt, gast.Assign) and \
                 not _shape_read(stmt, target, callees) else None
-        if not (_single_target(stmt) and _pure(stmt.value, callees)) or \
+        if saves.is_save(stmt):
+            continue  # a push binds nothing: ``t = x + e; stack.append(x); x = t``
+        if not (_single_target(stmt) and pure(stmt.value, callees)) or \
                 writes(stmt) & needed:
             return None
     return None
@@ -128,7 +132,7 @@ def _shape_read(stmt, target, callees):
                and node.args[0].id == target for node in walk(stmt))
 
 
-def _pure(value, callees):
+def pure(value, callees):
     """Whether evaluating `value` can have no effect but its result."""
     for node in walk(value):
         if not isinstance(node, _PURE_NODES):
