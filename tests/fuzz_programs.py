@@ -128,6 +128,18 @@ def helper_early(v):
     return v * 1.0
 
 
+def helper_rec(u, n=2):
+    if n == 0:
+        return 0.5  # a base case with a zero adjoint: its pullback returns no back
+    return np.sin(u) * helper_rec(u, n - 1) + u
+
+
+def helper_gate(u):
+    if np.sum(u) > 0.0:
+        return np.tanh(u) * u
+    return np.ones_like(u)  # the zero way is the last one
+
+
 def helper_reshape(t):
     t = np.sum(t)
     return t * t
@@ -155,7 +167,8 @@ UNARY = ["np.sin({0})", "np.exp(np.sin({0}))", "np.exp(0.3 * {0})", "np.tanh({0}
          "np.log(np.abs({0}) + 1.0)", "np.sqrt({0} * {0} + 1.0)", "({0}) ** 2",
          "(-{0}) ** 2", "-{0} ** 2", "({0} * (-1.5) ** 2)", "act({0})",
          "helper_dec({0})", "helper_pow({0})", "helper_ret({0})", "helper_tworet({0})",
-         "helper_early({0})", "np.float_power(np.abs({0}) + 0.5, 2.0)", "({0} - np.sum(1))"]
+         "helper_early({0})", "np.float_power(np.abs({0}) + 0.5, 2.0)", "({0} - np.sum(1))",
+         "helper_rec({0})", "helper_gate({0})"]
 UNARY_C = ["np.sin({0})", "np.exp(0.3 * {0})", "({0}) ** 2", "np.conj({0})",
            "({0} * (0.5 - 1j))", "(-{0}) ** 2", "helper_dec({0})", "helper_pow({0})"]
 

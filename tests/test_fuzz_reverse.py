@@ -95,6 +95,7 @@ REQUIRED_FEATURES = {
     "rebinditer", "empty", "f64const", "ifexp", "ifexp_rebind", "early_return", "chained",
     "alias", "container_arg", "gradcode", "helper_ret", "helper_tworet", "helper_early",
     "reshape_param", "np.float_power", "np.conj", "for_else", "enumerate_start", "unary_plus",
+    "helper_rec", "helper_gate",
 }
 
 
