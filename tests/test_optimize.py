@@ -491,6 +491,14 @@ def test_kinds_of_reductions_with_axis_and_keepdims_keywords():
     assert names["h"] == names["m"] == Kind("array", (4, 3, 2), F32)  # x's kind (core._like)
 
 
+def test_subtracting_zero_goes_where_it_keeps_the_kind():
+    out = specialized("""
+        def f(x, n):
+            return np.exp(x - 0.0) + (n - 0.0)
+    """, [arrays((3,))[0], 2])
+    assert "np.exp(x)" in out and "n - 0.0" in out  # an int minus 0.0 is a float
+
+
 def test_softmax_with_keepdims_is_specialized():
     """The staged copy of a log-softmax gradient: the reductions with
     keywords have kinds, so the adjoints of the shapes that do not change

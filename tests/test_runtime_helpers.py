@@ -275,6 +275,11 @@ def test_sigmoid_is_the_slope_of_logaddexp_without_overflow():
     exact = np.exp(x - np.logaddexp(0.0, x))
     np.testing.assert_allclose(s, exact, rtol=4e-15, atol=0)
     assert runtime.sigmoid(x.astype(np.float32)).dtype == np.float32
+    with np.errstate(over="raise"):  # numbers take the same way as arrays
+        assert runtime.sigmoid(-1000.0) == 0.0 and runtime.sigmoid(1000.0) == 1.0
+        assert runtime.sigmoid(np.float32(-2.0)).dtype == np.float32
+        assert runtime.sigmoid(-30.0) == pytest.approx(np.exp(-30.0 - np.logaddexp(0.0, -30.0)),
+                                                       rel=4e-15)
     # its forward rule: the second derivative of logaddexp, against differences
     rng = np.random.default_rng(3)
     a, b = rng.normal(size=4), rng.normal(size=4)

@@ -320,13 +320,19 @@ def dsinc(x):
 
 def sigmoid(x):
     """The logistic function 1 / (1 + exp(-x)), the slope of
-    ``np.logaddexp(a, x)`` at ``x - a``: computed from exp(-|x|), which
-    never overflows.
+    ``np.logaddexp(a, x)`` at ``x - a``: exactly that for NumPy values
+    (an exp(-x) that overflows gives 0, with no warning), from exp(-|x|),
+    which never overflows, for other arrays.
 
     >>> sigmoid(np.array([-800.0, 0.0, 800.0]))
     array([0. , 0.5, 1. ])
     """
-    small = np.exp(-np.abs(x))
+    if type(x) is np.ndarray or type(x) is float or isinstance(x, np.floating):
+        # computed now: where exp(-x) overflows to inf the quotient is 0, the
+        # limit, and each value is within a rounding of the exact one
+        with np.errstate(over="ignore"):
+            return 1.0 / (1.0 + np.exp(-x))
+    small = np.exp(-np.abs(x))  # other arrays (Dask: lazy) warn of no overflow this way
     return np.where(x >= 0, 1.0, small) / (1.0 + small)
 
 

@@ -138,9 +138,14 @@ class _Rewriter(Transformer):
                 if spread is not None:
                     setattr(node, side, spread)
                     self.rewrites += 1
+        kind = self.kinds.of(node)
+        if isinstance(node.op, gast.Sub) and isinstance(node.right, gast.Constant) and \
+                type(node.right.value) in (int, float) and node.right.value == 0 and \
+                kind is not None and self.kinds.of(node.left) == kind:
+            self.rewrites += 1  # x - 0.0 is x, signed zeros too, when it keeps x's kind
+            return node.left
         if not isinstance(node.op, (gast.Mult, gast.Div)):
             return node
-        kind = self.kinds.of(node)
         left, right = self.fill(node.left), self.fill(node.right)
         if left and kind == self.kinds.of(left[0]):
             x, s = left
