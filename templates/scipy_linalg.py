@@ -32,11 +32,11 @@ if linalg is not None:
         """trans is 0 (a x = b) or 1 (a^T x = b); the adjoint of a is in its triangle."""
         gb = linalg.solve_triangular(a, d[result], trans=1 - trans, lower=lower)
         d[b] = gb
-        g2 = np.reshape(gb, (np.shape(a)[-1], -1))
+        g2 = np.reshape(-gb, (np.shape(a)[-1], -1))
         x2 = np.reshape(result, (np.shape(a)[-1], -1))
         outer = np.matmul(x2, matrix_transpose(g2)) if trans else \
             np.matmul(g2, matrix_transpose(x2))
-        d[a] = -(np.tril(outer) if lower else np.triu(outer))
+        d[a] = np.tril(outer) if lower else np.triu(outer)
 
     @adjoint(linalg.cholesky)
     def cholesky(result, a, lower=False, check_finite=True):
