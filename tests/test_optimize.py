@@ -370,6 +370,57 @@ CASES = {
                 bW = bW + W
             return bW, g
         """),
+    "a large array is released after its last read, before the next is made": ("""
+        def f(x, bresult):
+            a = np.sin(x)
+            b = a * a
+            c = np.cos(b)
+            bx = c * bresult
+            return bx
+        """, [*arrays((100, 100)), 1.0], """
+        def f(x, bresult):
+            a = np.sin(x)
+            b = a * a
+            del a
+            c = np.cos(b)
+            del b
+            bx = c * bresult
+            return bx
+        """),
+    "no release of a small array, nor in a loop, a branch or a comprehension (bx: yes)": ("""
+        def f(x, y, n, bresult):
+            a = np.sin(x)
+            for i in range(n):
+                a = a * 2.0
+            c = np.tanh(x)
+            if n > 1:
+                c = c * 2.0
+            b = np.cos(x)
+            h = [b for _ in range(n)]
+            s = y * 2.0
+            u = np.sum(s) * bresult
+            bx = a + c * u
+            by = bx + h[0]
+            bz = by * 2.0
+            return bz
+        """, [*arrays((100, 100), (3,)), 2, 1.0], """
+        def f(x, y, n, bresult):
+            a = np.sin(x)
+            for i in range(n):
+                a = a * 2.0
+            c = np.tanh(x)
+            if n > 1:
+                c = c * 2.0
+            b = np.cos(x)
+            h = [b for _ in range(n)]
+            s = y * 2.0
+            u = np.sum(s) * bresult
+            bx = a + c * u
+            by = bx + h[0]
+            del bx
+            bz = by * 2.0
+            return bz
+        """),
     "unbroadcast to an np.float64 gives a Python float: float()": ("""
         def f(x, s, bresult):
             bs = unbroadcast(bresult, s)
