@@ -421,6 +421,53 @@ CASES = {
             bz = by * 2.0
             return bz
         """),
+    "accumulation in place into undiag of a matrix, read after the last one": ("""
+        def f(d, L, g, bresult):
+            bL = undiag(bresult / d, L)
+            bL = bL + g
+            bL = bL + matrix_transpose(g)
+            h = np.sin(bL)
+            return h
+        """, arrays((3,), (3, 3), (3, 3), ()), """
+        def f(d, L, g, bresult):
+            bL = undiag(bresult / d, L)
+            bL += g
+            bL += matrix_transpose(g)
+            h = np.sin(bL)
+            return h
+        """),
+    "no accumulation in place after a read, nor into undiag of a vector (a view)": ("""
+        def f(d, L, g, bresult):
+            bL = undiag(bresult / d, L)
+            h = matrix_transpose(bL)
+            bL = bL + g
+            bd = undiag(g, d)
+            bd = bd + d
+            return bL, h, bd
+        """, arrays((3,), (3, 3), (3, 3), ()), """
+        def f(d, L, g, bresult):
+            bL = undiag(bresult / d, L)
+            h = matrix_transpose(bL)
+            bL = bL + g
+            bd = undiag(g, d)
+            bd = bd + d
+            return bL, h, bd
+        """),
+    "no accumulation in place after a read when a loop accumulates too": ("""
+        def f(W, g, n, bresult):
+            bW = W * bresult
+            h = matrix_transpose(bW)
+            for i in range(n):
+                bW = bW + g
+            return bW, h
+        """, [*arrays((3, 3), (3, 3)), 2, 1.0], """
+        def f(W, g, n, bresult):
+            bW = W * bresult
+            h = matrix_transpose(bW)
+            for i in range(n):
+                bW = bW + g
+            return bW, h
+        """),
     "unbroadcast to an np.float64 gives a Python float: float()": ("""
         def f(x, s, bresult):
             bs = unbroadcast(bresult, s)
