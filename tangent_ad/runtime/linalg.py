@@ -372,14 +372,16 @@ def _grad_cholesky_blas(g, lower, trmm, trsm):
     one, so it computes ``P^T = g^T L`` and ``W = P^T L^-1``; then
     ``S = W^T L^-1 = L^-T P L^-1``. Both solves multiply by ``L^-1`` from
     the right, which OpenBLAS does faster than from the left (by half at
-    N = 128)."""
+    N = 128). It holds at most two matrices at once (W, computed in
+    place of P^T, goes before the sum is made): less memory at the peak."""
     lt = matrix_transpose(lower)  # L^T, upper triangular
-    pt = trmm(1.0, lt, matrix_transpose(g), side=1, lower=0, trans_a=1)  # P^T = g^T L
+    work = trmm(1.0, lt, matrix_transpose(g), side=1, lower=0, trans_a=1)  # P^T = g^T L
     # phi keeps P's lower triangle (P^T's upper one) and halves its diagonal
-    _clear_triangle(pt, upper=False)
-    np.fill_diagonal(pt, 0.5 * np.diagonal(pt))
-    w = trsm(1.0, lt, pt, side=1, lower=0, trans_a=1, overwrite_b=1)  # W = P^T L^-1
-    s = trsm(1.0, lt, matrix_transpose(w), side=1, lower=0, trans_a=1, overwrite_b=1)
+    _clear_triangle(work, upper=False)
+    np.fill_diagonal(work, 0.5 * np.diagonal(work))
+    work = trsm(1.0, lt, work, side=1, lower=0, trans_a=1, overwrite_b=1)  # W = P^T L^-1
+    s = trsm(1.0, lt, matrix_transpose(work), side=1, lower=0, trans_a=1, overwrite_b=1)
+    del work
     sym = s + matrix_transpose(s)
     sym *= 0.5
     return sym
