@@ -31,7 +31,7 @@ from tangent_ad.registry import tangent
 from tangent_ad.runtime import (
     abs_slope, abs_slope_curvature, accumulate, broadcast_like, cast_like, conj_complex, d2sinc, digamma, dsinc, sigmoid,
     float_argument, grad_cholesky, grad_dot_lhs, grad_dot_rhs, grad_eigh_pair, grad_einsum, grad_kron_lhs,
-    grad_kron_rhs, grad_matmul_lhs, grad_matmul_rhs, grad_norm, grad_solve_lhs,
+    grad_kron_rhs, grad_matmul_lhs, grad_matmul_rhs, grad_norm, grad_solve_lhs, product_triangle,
     grad_solve_rhs, grad_tensordot_lhs, grad_tensordot_rhs, inverse_permutation,
     jvp_abs_slope, jvp_einsum, jvp_grad_cholesky, jvp_grad_eigh, jvp_grad_einsum, jvp_grad_norm,
     jvp_jvp_einsum,
@@ -402,6 +402,12 @@ def grad_solve_rhs_rule(result, g, a, x):
 def grad_solve_lhs_rule(result, gb, a, x):
     """-gb x^T: linear in gb and in x."""
     d[result] = grad_solve_lhs(d[gb], a, x) + grad_solve_lhs(gb, a, d[x])
+
+
+@tangent(product_triangle)
+def product_triangle_rule(result, a, b, lower=True):
+    """tril(a b^T): linear in a and in b."""
+    d[result] = product_triangle(d[a], b, lower) + product_triangle(a, d[b], lower)
 
 
 # ---- adjoints of the decompositions ----------------------------------------------

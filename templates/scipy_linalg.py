@@ -18,7 +18,8 @@ try:
 
     from tangent_ad.runtime import (
         band_outer, banded_transposed, grad_cholesky, matrix_transpose, permute_rows,
-        real_matrix, square_matrix, transpose_flag, unblock_diag, unpermute_rows, untriangle)
+        product_triangle, real_matrix, square_matrix, transpose_flag, unblock_diag,
+        unpermute_rows, untriangle)
 except ImportError:  # no SciPy: no rules, and nothing else changes
     linalg = None
 
@@ -34,9 +35,7 @@ if linalg is not None:
         d[b] = gb
         g2 = np.reshape(-gb, (np.shape(a)[-1], -1))
         x2 = np.reshape(result, (np.shape(a)[-1], -1))
-        outer = np.matmul(x2, matrix_transpose(g2)) if trans else \
-            np.matmul(g2, matrix_transpose(x2))
-        d[a] = np.tril(outer) if lower else np.triu(outer)
+        d[a] = product_triangle(x2, g2, lower) if trans else product_triangle(g2, x2, lower)
 
     @adjoint(linalg.cholesky)
     def cholesky(result, a, lower=False, check_finite=True):

@@ -545,6 +545,16 @@ def kinds_of(source, **params):
     return Kinds(tree, params).names
 
 
+def test_kind_of_a_product_triangle():
+    names = kinds_of("""
+        def f(g, x, v):
+            t = product_triangle(g, x, True)
+            u = product_triangle(g, v, False)
+        """, g=Kind("array", (4, 1), F64), x=Kind("array", (3, 1), F64),
+        v=Kind("array", (4, 2), F64))
+    assert names["t"] == Kind("array", (4, 3), F64) and names["u"] is None
+
+
 def test_kinds_follow_numpy_broadcasting_and_promotion():
     names = kinds_of("""
         def f(x, v, s, n):
@@ -875,7 +885,8 @@ def test_a_templates_choice_by_a_constant_option_is_folded():
     A, b = rng.normal(size=(3, 3)), rng.normal(size=3)
     gradient = tad.grad(loss, wrt=(0, 1))
     source = tad.show_source(gradient)
-    assert "np.where(" not in source and " if " not in source and "np.triu(" not in source
+    assert "np.where(" not in source and " if " not in source
+    assert source.count("product_triangle(") == 1 and "product_triangle(g2, x2, True)" in source
     check_grads(loss, gradient, (A, b), wrt=(0, 1))
 
 

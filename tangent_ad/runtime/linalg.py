@@ -16,7 +16,7 @@ import numpy as np
 from tangent_ad.runtime.arrays import numpy_cholesky
 from tangent_ad.runtime.core import _axes, _like, unbroadcast
 
-__all__ = ["grad_matmul_lhs", "grad_matmul_rhs", "grad_tensordot_lhs", "grad_tensordot_rhs", "grad_dot_lhs", "grad_dot_rhs", "grad_kron_lhs", "grad_kron_rhs", "grad_einsum", "matrix_transpose", "grad_solve_rhs", "grad_solve_lhs", "grad_cholesky", "grad_eigh", "triangle_matrix", "untriangle", "conjugate_transpose"]
+__all__ = ["grad_matmul_lhs", "grad_matmul_rhs", "grad_tensordot_lhs", "grad_tensordot_rhs", "grad_dot_lhs", "grad_dot_rhs", "grad_kron_lhs", "grad_kron_rhs", "grad_einsum", "matrix_transpose", "grad_solve_rhs", "grad_solve_lhs", "product_triangle", "grad_cholesky", "grad_eigh", "triangle_matrix", "untriangle", "conjugate_transpose"]
 
 
 def _matmul_operands(g, a, b):
@@ -335,6 +335,23 @@ def grad_solve_lhs(gb, a, x):
     return unbroadcast(ga, a)
 
 
+def product_triangle(a, b, lower=True):
+    """The lower triangle of ``a @ b^T`` (the upper one unless `lower`),
+    for matrices: the adjoint of a triangular matrix in a solve,
+    ``tril(-gb x^T)``. A NumPy product is the helper's own array, so the
+    other triangle is cleared in it, with no second N x N array.
+
+    >>> product_triangle(np.array([[1.0], [2.0]]), np.array([[3.0], [4.0]]))
+    array([[3., 0.],
+           [6., 8.]])
+    """
+    product = np.matmul(a, matrix_transpose(b))
+    if type(product) is np.ndarray and product.ndim == 2:
+        _clear_triangle(product, upper=lower)
+        return product
+    return np.tril(product) if lower else np.triu(product)
+
+
 def grad_cholesky(g, lower, upper=False):
     """Adjoint of `a` in ``np.linalg.cholesky(a)`` (`lower` is the result;
     with `upper`, the result is its conjugate transpose), made symmetric
@@ -404,11 +421,11 @@ def _real_blas(names, *matrices):
 
 
 def _clear_triangle(m, upper):
-    """Set the strict upper (or lower) triangle of the square matrix `m`
-    to zero, in place."""
-    n = m.shape[-1]
-    strict_lower = np.tri(n, k=-1, dtype=bool)
-    np.copyto(m, 0, where=matrix_transpose(strict_lower) if upper else strict_lower)
+    """Set the strict upper (or lower) triangle of the matrix `m` to zero,
+    in place."""
+    rows, cols = m.shape
+    strict = ~np.tri(rows, cols, dtype=bool) if upper else np.tri(rows, cols, -1, dtype=bool)
+    np.copyto(m, 0, where=strict)
 
 
 def _solve_upper(u, b):
