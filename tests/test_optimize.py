@@ -421,37 +421,41 @@ CASES = {
             bz = by * 2.0
             return bz
         """),
-    "accumulation in place into undiag of a matrix, read after the last one": ("""
+    "accumulation in place into undiag of a matrix (of a number), read after the last one": ("""
         def f(d, L, g, bresult):
-            bL = undiag(bresult / d, L)
+            bL = undiag(bresult * 2.0, L)
             bL = bL + g
             bL = bL + matrix_transpose(g)
             h = np.sin(bL)
             return h
-        """, arrays((3,), (3, 3), (3, 3), ()), """
+        """, [*arrays((3,), (3, 3), (3, 3)), 1.5], """
         def f(d, L, g, bresult):
-            bL = undiag(bresult / d, L)
+            bL = undiag(bresult * 2.0, L)
             bL += g
             bL += matrix_transpose(g)
             h = np.sin(bL)
             return h
         """),
-    "no accumulation in place after a read, nor into undiag of a vector (a view)": ("""
+    "no accumulation in place after a read, nor into undiag of a vector or np.diag of a matrix (views)": ("""
         def f(d, L, g, bresult):
             bL = undiag(bresult / d, L)
             h = matrix_transpose(bL)
             bL = bL + g
             bd = undiag(g, d)
             bd = bd + d
-            return bL, h, bd
+            bg = np.diag(g)
+            bg = bg + d
+            return bL, h, bd, bg
         """, arrays((3,), (3, 3), (3, 3), ()), """
         def f(d, L, g, bresult):
-            bL = undiag(bresult / d, L)
+            bL = np.diag(bresult / d)
             h = matrix_transpose(bL)
             bL = bL + g
             bd = undiag(g, d)
             bd = bd + d
-            return bL, h, bd
+            bg = np.diag(g)
+            bg = bg + d
+            return bL, h, bd, bg
         """),
     "no accumulation in place after a read when a loop accumulates too": ("""
         def f(W, g, n, bresult):
@@ -467,6 +471,34 @@ CASES = {
             for i in range(n):
                 bW = bW + g
             return bW, h
+        """),
+    "the adjoints of np.dot of vectors are products; undiag of a matrix is np.diag": ("""
+        def f(y, a, L, d, bresult):
+            ba = grad_dot_rhs(bresult * 0.5, y, a)
+            by = grad_dot_lhs(bresult, y, a)
+            bL = undiag(bresult / d, L)
+            bL = bL + L
+            return ba, by, bL
+        """, [*arrays((3,), (3,), (3, 3), (3,)), 1.5], """
+        def f(y, a, L, d, bresult):
+            ba = y * (bresult * 0.5)
+            by = bresult * a
+            bL = np.diag(bresult / d)
+            bL += L
+            return ba, by, bL
+        """),
+    "np.dot of float32 vectors and undiag of a vector stay; of matrices, matmul": ("""
+        def f(u, v, A, x, bresult):
+            bu = grad_dot_lhs(bresult, u, v)
+            bx = grad_dot_rhs(x * bresult, A, x)
+            bd = undiag(A, x)
+            return bu, bx, bd
+        """, [*arrays((3,), (3,), dtype=np.float32), *arrays((3, 3), (3,)), 1.5], """
+        def f(u, v, A, x, bresult):
+            bu = grad_dot_lhs(bresult, u, v)
+            bx = x * bresult @ A
+            bd = undiag(A, x)
+            return bu, bx, bd
         """),
     "unbroadcast to an np.float64 gives a Python float: float()": ("""
         def f(x, s, bresult):

@@ -5,7 +5,7 @@ adjoint; ``bW += e`` adds into the one ``bW`` holds. The two give the same
 values when the sum has ``bW``'s kind (shape and dtype), and nothing else
 can see the array: every binding of ``bW`` makes a new array (an
 operator, or a call in `FRESH_CALLS`, or ``.sum(...)``, or ``undiag`` of a
-matrix) or is such an accumulation, and ``bW`` is read only by its
+matrix, ``np.diag`` of a vector) or is such an accumulation, and ``bW`` is read only by its
 accumulations, by ``return``, and by statements after its last binding
 when every binding is a statement of the function's own body (no loop or
 branch): nothing changes the array once they run. Liveness does not see
@@ -22,6 +22,9 @@ from tangent_ad.visitors import Transformer
 
 FRESH_CALLS = frozenset({np.zeros, np.zeros_like, np.ones_like, np.full_like, np.outer,
                          runtime.zeros_like, runtime.grad_matmul_lhs, runtime.grad_matmul_rhs})
+
+# a new matrix with a vector on its diagonal: (position of the argument, its rank)
+_FROM_A_VECTOR = {runtime.undiag: (1, 2), np.diag: (0, 1)}
 
 
 def run(tree, params, unit=None, given=()):
@@ -73,9 +76,11 @@ def _fresh(value, kinds):
         return True
     if isinstance(value, gast.Call):
         func = kinds.callee(value)
-        if func is runtime.undiag and len(value.args) == 2 and not value.keywords:
-            kind = kinds.of(value.args[1])  # a matrix's adjoint: zeros, then its diagonal
-            return kind is not None and kind.box == "array" and len(kind.shape) == 2
+        if func in _FROM_A_VECTOR and len(value.args) == 2 - (func is np.diag) and \
+                not value.keywords:  # zeros, then a vector on the diagonal
+            position, rank = _FROM_A_VECTOR[func]
+            kind = kinds.of(value.args[position])
+            return kind is not None and kind.box == "array" and len(kind.shape) == rank
         if func is not None:
             return func in FRESH_CALLS
         return isinstance(value.func, gast.Attribute) and value.func.attr == "sum"
