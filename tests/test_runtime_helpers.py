@@ -130,11 +130,12 @@ class _Subclass(np.ndarray):
 
 
 @pytest.mark.parametrize("lower", [True, False])
-def test_product_triangle_is_a_triangle_of_the_product(lower):
+@pytest.mark.parametrize("k", [1, 2])
+def test_product_triangle_is_a_triangle_of_the_product(lower, k):
     """A NumPy matrix is cleared in place; stacks and other arrays go
-    through np.tril and np.triu."""
+    through np.tril and np.triu. Columns (k = 1) multiply by broadcasting."""
     rng = np.random.default_rng(4)
-    a, b = rng.normal(size=(4, 2)), rng.normal(size=(3, 2))
+    a, b = rng.normal(size=(4, k)), rng.normal(size=(3, k))
     expected = np.tril(a @ b.T) if lower else np.triu(a @ b.T)
     for x, y in ((a, b), (a[None], b[None]), (a.view(_Subclass), b)):
         got = runtime.product_triangle(x, y, lower)

@@ -339,13 +339,18 @@ def product_triangle(a, b, lower=True):
     """The lower triangle of ``a @ b^T`` (the upper one unless `lower`),
     for matrices: the adjoint of a triangular matrix in a solve,
     ``tril(-gb x^T)``. A NumPy product is the helper's own array, so the
-    other triangle is cleared in it, with no second N x N array.
+    other triangle is cleared in it, with no second N x N array. Columns
+    (a vector's adjoint) multiply by broadcasting, the same products as
+    np.matmul's in half its time.
 
     >>> product_triangle(np.array([[1.0], [2.0]]), np.array([[3.0], [4.0]]))
     array([[3., 0.],
            [6., 8.]])
     """
-    product = np.matmul(a, matrix_transpose(b))
+    if np.shape(a)[-1] == 1:
+        product = a * matrix_transpose(b)
+    else:
+        product = np.matmul(a, matrix_transpose(b))
     if type(product) is np.ndarray and product.ndim == 2:
         _clear_triangle(product, upper=lower)
         return product
