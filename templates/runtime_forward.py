@@ -30,7 +30,7 @@ import numpy as np
 from tangent_ad.registry import tangent
 from tangent_ad.runtime import (
     abs_slope, abs_slope_curvature, accumulate, broadcast_like, cast_like, conj_complex, d2sinc, digamma, dsinc, sigmoid,
-    float_argument, grad_cholesky, grad_dot_lhs, grad_dot_rhs, grad_eigh_pair, grad_einsum, grad_kron_lhs,
+    float_argument, grad_cholesky, grad_cholesky_triangle, grad_dot_lhs, grad_dot_rhs, grad_eigh_pair, grad_einsum, grad_kron_lhs,
     grad_kron_rhs, grad_matmul_lhs, grad_matmul_rhs, grad_norm, grad_solve_lhs, product_triangle,
     grad_solve_rhs, grad_tensordot_lhs, grad_tensordot_rhs, inverse_permutation,
     jvp_abs_slope, jvp_einsum, jvp_grad_cholesky, jvp_grad_eigh, jvp_grad_einsum, jvp_grad_norm,
@@ -416,6 +416,13 @@ def product_triangle_rule(result, a, b, lower=True):
 def grad_cholesky_rule(result, g, lower, upper=False):
     """Linear in g; the factor enters through L^T g and through L^-1."""
     d[result] = jvp_grad_cholesky(d[g], d[lower], result, g, lower, upper)
+
+
+@tangent(grad_cholesky_triangle)
+def grad_cholesky_triangle_rule(result, g, lower, upper=False):
+    """untriangle(grad_cholesky(g, lower, upper), upper); untriangle is linear."""
+    d[result] = untriangle(jvp_grad_cholesky(d[g], d[lower], grad_cholesky(g, lower, upper), g,
+                                             lower, upper), upper)
 
 
 @tangent(grad_eigh_pair)

@@ -17,7 +17,8 @@ try:
     from scipy import linalg
 
     from tangent_ad.runtime import (
-        band_outer, banded_transposed, grad_cholesky, matrix_transpose, permute_rows,
+        band_outer, banded_transposed, grad_cholesky, grad_cholesky_triangle, matrix_transpose,
+        permute_rows,
         product_triangle, real_matrix, square_matrix, transpose_flag, unblock_diag,
         unpermute_rows, untriangle)
 except ImportError:  # no SciPy: no rules, and nothing else changes
@@ -40,7 +41,7 @@ if linalg is not None:
     @adjoint(linalg.cholesky)
     def cholesky(result, a, lower=False, check_finite=True):
         """Reads the upper triangle of a (the lower one with lower=True)."""
-        d[a] = untriangle(grad_cholesky(d[result], result, 1 - lower), 1 - lower)
+        d[a] = grad_cholesky_triangle(d[result], result, 1 - lower)
 
     nonholomorphic(linalg.cholesky)  # a complex a is read as Hermitian
 

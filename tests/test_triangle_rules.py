@@ -143,16 +143,19 @@ def _factor_and_adjoint(n, dtype, upper, rng):
 def test_cholesky_adjoint_of_a_matrix_agrees_with_the_stacked_path(n, dtype, upper):
     """A stack of one matrix takes the general path (np.linalg.solve), a
     matrix SciPy's BLAS; they agree, in the matrix's dtype, for C- and
-    Fortran-ordered factors and strided adjoints."""
+    Fortran-ordered factors and strided adjoints, and so does the adjoint
+    folded onto the triangle in one step (grad_cholesky_triangle)."""
     rng = np.random.default_rng(n)
     factor, g = _factor_and_adjoint(n, dtype, upper, rng)
     expected = runtime.grad_cholesky(g[None], factor[None], upper)[0]
+    folded = runtime.untriangle(expected, upper)
     tol = 1e-5 if dtype == np.float32 else 1e-12
     strided = np.repeat(g, 2, axis=1)[:, ::2]
     for f, gg in ((factor, g), (np.asfortranarray(factor), g), (factor, strided)):
-        got = runtime.grad_cholesky(gg, f, upper)
-        assert got.dtype == dtype and got.shape == (n, n)
-        np.testing.assert_allclose(got, expected, rtol=tol, atol=tol * np.abs(expected).max())
+        for got, want in ((runtime.grad_cholesky(gg, f, upper), expected),
+                          (runtime.grad_cholesky_triangle(gg, f, upper), folded)):
+            assert got.dtype == dtype and got.shape == (n, n)
+            np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.abs(want).max())
 
 
 @pytest.mark.parametrize("upper", [False, True, "L", "U"])
@@ -178,9 +181,11 @@ def test_cholesky_adjoint_without_scipy(monkeypatch):
     """Without SciPy the general path gives the same adjoint."""
     factor, g = _factor_and_adjoint(4, np.float64, False, np.random.default_rng(4))
     expected = runtime.grad_cholesky(g, factor)
+    folded = runtime.grad_cholesky_triangle(g, factor)
     monkeypatch.setitem(sys.modules, "scipy.linalg", None)
     assert linalg._real_blas(("trsm",), factor, g) is None
     np.testing.assert_allclose(runtime.grad_cholesky(g, factor), expected, rtol=1e-12)
+    np.testing.assert_allclose(runtime.grad_cholesky_triangle(g, factor), folded, rtol=1e-12)
 
 
 @pytest.mark.parametrize("upper", [False, True])

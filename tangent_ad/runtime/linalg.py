@@ -16,7 +16,7 @@ import numpy as np
 from tangent_ad.runtime.arrays import numpy_cholesky
 from tangent_ad.runtime.core import _axes, _like, unbroadcast
 
-__all__ = ["grad_matmul_lhs", "grad_matmul_rhs", "grad_tensordot_lhs", "grad_tensordot_rhs", "grad_dot_lhs", "grad_dot_rhs", "grad_kron_lhs", "grad_kron_rhs", "grad_einsum", "matrix_transpose", "grad_solve_rhs", "grad_solve_lhs", "product_triangle", "grad_cholesky", "grad_eigh", "triangle_matrix", "untriangle", "conjugate_transpose"]
+__all__ = ["grad_matmul_lhs", "grad_matmul_rhs", "grad_tensordot_lhs", "grad_tensordot_rhs", "grad_dot_lhs", "grad_dot_rhs", "grad_kron_lhs", "grad_kron_rhs", "grad_einsum", "matrix_transpose", "grad_solve_rhs", "grad_solve_lhs", "product_triangle", "grad_cholesky", "grad_cholesky_triangle", "grad_eigh", "triangle_matrix", "untriangle", "conjugate_transpose"]
 
 
 def _matmul_operands(g, a, b):
@@ -369,12 +369,13 @@ def grad_cholesky(g, lower, upper=False):
     >>> grad_cholesky(np.array([[1.0]]), np.array([[2.0]]))
     array([[0.25]])
     """
-    lower = numpy_cholesky(lower)
-    if upper:  # the upper factor is L^H, and its adjoint conj(g^T) L's
-        g, lower = conjugate_transpose(g), conjugate_transpose(lower)
+    g, lower = _lower_factor(g, lower, upper)
     routines = _real_blas(("trmm", "trsm"), g, lower)
     if routines is not None:
-        return _grad_cholesky_blas(g, lower, *routines)
+        s = _cholesky_inner_blas(g, lower, *routines)
+        sym = s + matrix_transpose(s)
+        sym *= 0.5
+        return sym
     inner = np.tril(np.matmul(matrix_transpose(lower), g))
     inner = inner - 0.5 * inner * np.eye(np.shape(lower)[-1], dtype=inner.dtype)
     # s = L^-T inner conj(L)^-1, by two solves with the triangular L^T and
@@ -384,29 +385,53 @@ def grad_cholesky(g, lower, upper=False):
     return 0.5 * (s + conjugate_transpose(s))
 
 
-def _grad_cholesky_blas(g, lower, trmm, trsm):
-    """`grad_cholesky` of a real matrix `g` and factor `lower`, by SciPy's
-    BLAS: one triangular product and two triangular solves (half the
-    arithmetic of a full product and no inverse), working in place on the
-    arrays it allocates.
+def grad_cholesky_triangle(g, lower, upper=False):
+    """Adjoint of `a` in ``np.linalg.cholesky(a)`` on the one triangle of
+    `a` that NumPy reads: ``untriangle(grad_cholesky(g, lower, upper),
+    upper)``. For a real NumPy matrix (with SciPy) the matrix
+    ``S = L^-T P L^-1`` of `grad_cholesky` is folded onto the triangle
+    directly, ``tril(S + S^T)`` with S's diagonal, which is what
+    untriangle makes of ``sym(S)``, without ``sym(S)`` in between.
+
+    >>> grad_cholesky_triangle(np.array([[1.0, 9.0], [0.0, 1.0]]), np.eye(2))
+    array([[0.5, 0. ],
+           [0. , 0.5]])
+    """
+    factor_g, factor = _lower_factor(g, lower, upper)
+    routines = _real_blas(("trmm", "trsm"), factor_g, factor)
+    if routines is None:
+        return untriangle(grad_cholesky(g, lower, upper), upper)
+    return _fold_matrix(_cholesky_inner_blas(factor_g, factor, *routines), upper)
+
+
+def _lower_factor(g, lower, upper):
+    """(g, L) for the lower factor L: the upper factor is L^H, and its
+    adjoint conj(g^T) L's."""
+    lower = numpy_cholesky(lower)
+    if upper:
+        return conjugate_transpose(g), conjugate_transpose(lower)
+    return g, lower
+
+
+def _cholesky_inner_blas(g, lower, trmm, trsm):
+    """``S = L^-T P L^-1`` of `grad_cholesky` for a real matrix `g` and
+    factor `lower`, by SciPy's BLAS: one triangular product and two
+    triangular solves (half the arithmetic of a full product and no
+    inverse), in place on the arrays it allocates.
 
     BLAS reads Fortran order, and the transpose of a C-ordered array is
     one, so it computes ``P^T = g^T L`` and ``W = P^T L^-1``; then
-    ``S = W^T L^-1 = L^-T P L^-1``. Both solves multiply by ``L^-1`` from
-    the right, which OpenBLAS does faster than from the left (by half at
-    N = 128). It holds at most two matrices at once (W, computed in
-    place of P^T, goes before the sum is made): less memory at the peak."""
+    ``S = W^T L^-1``. Both solves multiply by ``L^-1`` from the right,
+    which OpenBLAS does faster than from the left (by half at N = 128).
+    W, computed in place of P^T, goes before S is returned: at most two
+    matrices at once, so less memory at the peak."""
     lt = matrix_transpose(lower)  # L^T, upper triangular
     work = trmm(1.0, lt, matrix_transpose(g), side=1, lower=0, trans_a=1)  # P^T = g^T L
     # phi keeps P's lower triangle (P^T's upper one) and halves its diagonal
     _clear_triangle(work, upper=False)
     np.fill_diagonal(work, 0.5 * np.diagonal(work))
     work = trsm(1.0, lt, work, side=1, lower=0, trans_a=1, overwrite_b=1)  # W = P^T L^-1
-    s = trsm(1.0, lt, matrix_transpose(work), side=1, lower=0, trans_a=1, overwrite_b=1)
-    del work
-    sym = s + matrix_transpose(s)
-    sym *= 0.5
-    return sym
+    return trsm(1.0, lt, matrix_transpose(work), side=1, lower=0, trans_a=1, overwrite_b=1)
 
 
 def _real_blas(names, *matrices):

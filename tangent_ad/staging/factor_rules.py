@@ -12,8 +12,9 @@ which it refuses).
 * ``product_triangle(a, b, lower)``: the (n, m) matrix of n x k and m x k
   matrices `a` and `b` of one inexact dtype;
 * the adjoint of an operand (``undiag``, ``grad_dot_lhs``, ``grad_dot_rhs``,
-  ``grad_cholesky``): that operand's kind, when every array argument has
-  its inexact dtype (and any other is a real scalar, for a float64 operand).
+  ``grad_cholesky``, ``grad_cholesky_triangle``): that operand's kind,
+  when every array argument has its inexact dtype (and any other is a real
+  scalar, for a float64 operand).
 
 SciPy is never imported here: its function is recognised only when the
 code that calls it has imported ``scipy.linalg``.
@@ -28,7 +29,8 @@ from tangent_ad.staging.kind_values import BOTTOM, Kind, is_python_float_like
 _SOLVE_OPTIONS = frozenset({"trans", "lower", "unit_diagonal", "check_finite"})
 # helper -> (position of the operand whose adjoint it returns, argument count)
 _OPERAND_ADJOINTS = {runtime.undiag: (1, 2), runtime.grad_dot_lhs: (1, 3),
-                     runtime.grad_dot_rhs: (2, 3), runtime.grad_cholesky: (1, 2)}
+                     runtime.grad_dot_rhs: (2, 3), runtime.grad_cholesky: (1, 2),
+                     runtime.grad_cholesky_triangle: (1, 2)}
 
 
 def rule(func):
