@@ -405,9 +405,9 @@ def grad_solve_lhs_rule(result, gb, a, x):
 
 
 @tangent(product_triangle)
-def product_triangle_rule(result, a, b, lower=True):
-    """tril(a b^T): linear in a and in b."""
-    d[result] = product_triangle(d[a], b, lower) + product_triangle(a, d[b], lower)
+def product_triangle_rule(result, a, b, lower=True, like=None):
+    """tril(a b^T): linear in a and in b (`like` sets the memory order only)."""
+    d[result] = product_triangle(d[a], b, lower, like) + product_triangle(a, d[b], lower, like)
 
 
 # ---- adjoints of the decompositions ----------------------------------------------

@@ -36,7 +36,7 @@ if linalg is not None:
         d[b] = gb
         g2 = np.reshape(-gb, (np.shape(a)[-1], -1))
         x2 = np.reshape(result, (np.shape(a)[-1], -1))
-        d[a] = product_triangle(x2, g2, lower) if trans else product_triangle(g2, x2, lower)
+        d[a] = product_triangle(x2, g2, lower, a) if trans else product_triangle(g2, x2, lower, a)
 
     @adjoint(linalg.cholesky)
     def cholesky(result, a, lower=False, check_finite=True):

@@ -918,8 +918,27 @@ def test_a_templates_choice_by_a_constant_option_is_folded():
     gradient = tad.grad(loss, wrt=(0, 1))
     source = tad.show_source(gradient)
     assert "np.where(" not in source and " if " not in source
-    assert source.count("product_triangle(") == 1 and "product_triangle(g2, x2, True)" in source
+    assert source.count("product_triangle(") == 1 and "product_triangle(g2, x2, True, L)" in source
     check_grads(loss, gradient, (A, b), wrt=(0, 1))
+
+
+@pytest.mark.parametrize("trans", [0, 1])
+@pytest.mark.parametrize("b_shape", [(4,), (4, 2)])
+def test_solve_triangular_with_a_transposed_factor(trans, b_shape):
+    """``L.T`` is in Fortran order, and so is the adjoint product_triangle
+    makes for it (added back through the transpose in memory order):
+    general and staged gradients against central differences."""
+    linalg = pytest.importorskip("scipy.linalg")
+
+    def loss(A, b):
+        L = np.tril(A) + 3.0 * np.eye(4)
+        return np.sum(np.sin(linalg.solve_triangular(L.T, b, trans=trans, lower=False)))
+
+    rng = np.random.default_rng(5)
+    A, b = rng.normal(size=(4, 4)), rng.normal(size=b_shape)
+    gradient = tad.grad(loss, wrt=(0, 1))
+    for _ in range(3):  # general, then staged
+        check_grads(loss, gradient, (A, b), wrt=(0, 1))
 
 
 def _halves(z):

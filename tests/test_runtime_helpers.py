@@ -142,6 +142,11 @@ def test_product_triangle_is_a_triangle_of_the_product(lower, k):
         np.testing.assert_array_equal(np.reshape(got, expected.shape), expected)
     single = runtime.product_triangle(a.astype(np.float32), b.astype(np.float32), lower)
     assert single.dtype == np.float32
+    square = rng.normal(size=(4, 3))
+    for like, fortran in ((square, False), (square.T.T, False), (np.asfortranarray(square), True)):
+        got = runtime.product_triangle(a, b, lower, like)
+        np.testing.assert_allclose(got, expected, rtol=1e-15, atol=1e-15)
+        assert got.flags.f_contiguous == fortran and got.flags.c_contiguous != fortran
 
 
 @pytest.mark.parametrize("upper", [False, True])

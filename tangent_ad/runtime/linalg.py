@@ -335,18 +335,23 @@ def grad_solve_lhs(gb, a, x):
     return unbroadcast(ga, a)
 
 
-def product_triangle(a, b, lower=True):
+def product_triangle(a, b, lower=True, like=None):
     """The lower triangle of ``a @ b^T`` (the upper one unless `lower`),
     for matrices: the adjoint of a triangular matrix in a solve,
     ``tril(-gb x^T)``. A NumPy product is the helper's own array, so the
     other triangle is cleared in it, with no second N x N array. Columns
     (a vector's adjoint) multiply by broadcasting, the same products as
-    np.matmul's in half its time.
+    np.matmul's in half its time. The result is in Fortran order when
+    `like` (the triangular matrix) is, as ``L.T`` is: its adjoint, added
+    back through the transpose, is then read in memory order.
 
     >>> product_triangle(np.array([[1.0], [2.0]]), np.array([[3.0], [4.0]]))
     array([[3., 0.],
            [6., 8.]])
     """
+    flags = getattr(like, "flags", None)
+    if flags is not None and flags.f_contiguous and not flags.c_contiguous:
+        return matrix_transpose(product_triangle(b, a, not lower))  # tril(a b^T) = triu(b a^T)^T
     if np.shape(a)[-1] == 1:
         product = a * matrix_transpose(b)
     else:

@@ -9,7 +9,7 @@ which it refuses).
 * SciPy's ``solve_triangular(a, b, ...)`` (keywords but ``trans``, ``lower``,
   ``unit_diagonal`` and ``check_finite`` unknown): `b`'s kind, for a square
   `a` of `b`'s inexact dtype;
-* ``product_triangle(a, b, lower)``: the (n, m) matrix of n x k and m x k
+* ``product_triangle(a, b, lower, like)``: the (n, m) matrix of n x k and m x k
   matrices `a` and `b` of one inexact dtype;
 * the adjoint of an operand (``undiag``, ``grad_dot_lhs``, ``grad_dot_rhs``,
   ``grad_cholesky``, ``grad_cholesky_triangle``): that operand's kind,
@@ -78,7 +78,7 @@ def _solve_triangular(kinds, node):
 
 
 def _product_triangle(kinds, node):
-    if not 2 <= len(node.args) <= 3 or node.keywords:
+    if not 2 <= len(node.args) <= 4 or node.keywords:
         return None
     a, b = kinds.of(node.args[0]), kinds.of(node.args[1])
     if BOTTOM in (a, b):
