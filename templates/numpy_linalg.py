@@ -6,8 +6,9 @@ rank). Decompositions follow the matrix identities, e.g. the adjoint of
 ``inv(a)`` is ``-inv(a).T @ g @ inv(a).T``. ``cholesky``, ``eigh`` and
 ``eigvalsh`` read one triangle of their argument (the lower one unless
 told otherwise) as a symmetric matrix, so their adjoints are folded onto
-that triangle (``untriangle``) and are zero on the other, as NumPy's
-result does not depend on it. ``eig`` and ``eigvals`` read the whole
+that triangle (``untriangle``; for cholesky, ``grad_cholesky_triangle``
+folds and computes in one) and are zero on the other, as NumPy's result
+does not depend on it. ``eig`` and ``eigvals`` read the whole
 matrix; their rules (``V^-T (diag(gw) + F * (V^T gv)) V^T``, with
 ``F_ij = 1 / (w_j - w_i)``) and lstsq's are written with functions that
 have rules, so they have second derivatives.
@@ -16,7 +17,8 @@ import numpy as np
 
 from tangent_ad.registry import adjoint, nonholomorphic, structured
 from tangent_ad.runtime import (
-    grad_cholesky, grad_cross_lhs, grad_cross_rhs, grad_dot_lhs, grad_dot_rhs, grad_eigh_pair, grad_einsum,
+    grad_cholesky_triangle, grad_cross_lhs, grad_cross_rhs, grad_dot_lhs, grad_dot_rhs,
+    grad_eigh_pair, grad_einsum,
     grad_kron_lhs, grad_kron_rhs, grad_matmul_lhs, grad_matmul_rhs,
     grad_solve_lhs, grad_solve_rhs, grad_svd, grad_tensordot_lhs, grad_tensordot_rhs,
     full_rank_matrix, inverse_gaps, matched_eigenvectors, matrix_transpose, real_matrix, residual_weights,
@@ -89,7 +91,7 @@ nonholomorphic(np.vdot)
 @adjoint(np.linalg.cholesky)
 def cholesky(result, a, upper=False):
     """Reads the lower triangle of a (the upper one with upper=True)."""
-    d[a] = untriangle(grad_cholesky(d[result], result, upper), upper)
+    d[a] = grad_cholesky_triangle(d[result], result, upper)  # untriangle(grad_cholesky(...))
 
 
 @adjoint(np.linalg.det)

@@ -30,8 +30,8 @@ import numpy as np
 from tangent_ad.registry import tangent
 from tangent_ad.runtime import (
     abs_slope, abs_slope_curvature, accumulate, broadcast_like, cast_like, conj_complex, d2sinc, digamma, dsinc, sigmoid,
-    float_argument, grad_cholesky, grad_dot_lhs, grad_dot_rhs, grad_eigh_pair, grad_einsum, grad_kron_lhs,
-    grad_kron_rhs, grad_matmul_lhs, grad_matmul_rhs, grad_norm, grad_solve_lhs,
+    float_argument, grad_cholesky, grad_cholesky_triangle, grad_dot_lhs, grad_dot_rhs, grad_eigh_pair, grad_einsum, grad_kron_lhs,
+    grad_kron_rhs, grad_matmul_lhs, grad_matmul_rhs, grad_norm, grad_solve_lhs, product_triangle,
     grad_solve_rhs, grad_tensordot_lhs, grad_tensordot_rhs, inverse_permutation,
     jvp_abs_slope, jvp_einsum, jvp_grad_cholesky, jvp_grad_eigh, jvp_grad_einsum, jvp_grad_norm,
     jvp_jvp_einsum,
@@ -404,12 +404,25 @@ def grad_solve_lhs_rule(result, gb, a, x):
     d[result] = grad_solve_lhs(d[gb], a, x) + grad_solve_lhs(gb, a, d[x])
 
 
+@tangent(product_triangle)
+def product_triangle_rule(result, a, b, lower=True, like=None):
+    """tril(a b^T): linear in a and in b (`like` sets the memory order only)."""
+    d[result] = product_triangle(d[a], b, lower, like) + product_triangle(a, d[b], lower, like)
+
+
 # ---- adjoints of the decompositions ----------------------------------------------
 
 @tangent(grad_cholesky)
 def grad_cholesky_rule(result, g, lower, upper=False):
     """Linear in g; the factor enters through L^T g and through L^-1."""
     d[result] = jvp_grad_cholesky(d[g], d[lower], result, g, lower, upper)
+
+
+@tangent(grad_cholesky_triangle)
+def grad_cholesky_triangle_rule(result, g, lower, upper=False):
+    """untriangle(grad_cholesky(g, lower, upper), upper); untriangle is linear."""
+    d[result] = untriangle(jvp_grad_cholesky(d[g], d[lower], grad_cholesky(g, lower, upper), g,
+                                             lower, upper), upper)
 
 
 @tangent(grad_eigh_pair)

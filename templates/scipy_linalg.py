@@ -17,8 +17,10 @@ try:
     from scipy import linalg
 
     from tangent_ad.runtime import (
-        band_outer, banded_transposed, grad_cholesky, matrix_transpose, permute_rows,
-        real_matrix, square_matrix, transpose_flag, unblock_diag, unpermute_rows, untriangle)
+        band_outer, banded_transposed, grad_cholesky, grad_cholesky_triangle, matrix_transpose,
+        permute_rows,
+        product_triangle, real_matrix, square_matrix, transpose_flag, unblock_diag,
+        unpermute_rows, untriangle)
 except ImportError:  # no SciPy: no rules, and nothing else changes
     linalg = None
 
@@ -32,16 +34,14 @@ if linalg is not None:
         """trans is 0 (a x = b) or 1 (a^T x = b); the adjoint of a is in its triangle."""
         gb = linalg.solve_triangular(a, d[result], trans=1 - trans, lower=lower)
         d[b] = gb
-        g2 = np.reshape(gb, (np.shape(a)[-1], -1))
+        g2 = np.reshape(-gb, (np.shape(a)[-1], -1))
         x2 = np.reshape(result, (np.shape(a)[-1], -1))
-        outer = np.matmul(x2, matrix_transpose(g2)) if trans else \
-            np.matmul(g2, matrix_transpose(x2))
-        d[a] = -(np.tril(outer) if lower else np.triu(outer))
+        d[a] = product_triangle(x2, g2, lower, a) if trans else product_triangle(g2, x2, lower, a)
 
     @adjoint(linalg.cholesky)
     def cholesky(result, a, lower=False, check_finite=True):
         """Reads the upper triangle of a (the lower one with lower=True)."""
-        d[a] = untriangle(grad_cholesky(d[result], result, 1 - lower), 1 - lower)
+        d[a] = grad_cholesky_triangle(d[result], result, 1 - lower)
 
     nonholomorphic(linalg.cholesky)  # a complex a is read as Hermitian
 

@@ -125,6 +125,30 @@ def test_jvp_singular_slope(ord, shape, axes):
     assert t.dtype == np.float32 and t.shape == shape
 
 
+class _Subclass(np.ndarray):
+    pass
+
+
+@pytest.mark.parametrize("lower", [True, False])
+@pytest.mark.parametrize("k", [1, 2])
+def test_product_triangle_is_a_triangle_of_the_product(lower, k):
+    """A NumPy matrix is cleared in place; stacks and other arrays go
+    through np.tril and np.triu. Columns (k = 1) multiply by broadcasting."""
+    rng = np.random.default_rng(4)
+    a, b = rng.normal(size=(4, k)), rng.normal(size=(3, k))
+    expected = np.tril(a @ b.T) if lower else np.triu(a @ b.T)
+    for x, y in ((a, b), (a[None], b[None]), (a.view(_Subclass), b)):
+        got = runtime.product_triangle(x, y, lower)
+        np.testing.assert_array_equal(np.reshape(got, expected.shape), expected)
+    single = runtime.product_triangle(a.astype(np.float32), b.astype(np.float32), lower)
+    assert single.dtype == np.float32
+    square = rng.normal(size=(4, 3))
+    for like, fortran in ((square, False), (square.T.T, False), (np.asfortranarray(square), True)):
+        got = runtime.product_triangle(a, b, lower, like)
+        np.testing.assert_allclose(got, expected, rtol=1e-15, atol=1e-15)
+        assert got.flags.f_contiguous == fortran and got.flags.c_contiguous != fortran
+
+
 @pytest.mark.parametrize("upper", [False, True])
 @pytest.mark.parametrize("stack", [(), (2,)])
 def test_jvp_grad_cholesky(upper, stack):

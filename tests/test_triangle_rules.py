@@ -12,6 +12,7 @@ conjugate. Each case is checked against central differences in every
 entry (and, for complex matrices, along the real and imaginary parts),
 in reverse and forward mode.
 """
+import sys
 import zlib
 
 import numpy as np
@@ -19,6 +20,8 @@ import pytest
 import scipy.linalg
 
 import tangent_ad as tad
+from tangent_ad import runtime
+from tangent_ad.runtime import linalg
 
 D = 4
 RNG = np.random.default_rng(7)
@@ -120,5 +123,80 @@ def test_second_derivatives_read_the_same_triangle(f):
 
 def test_float32_keeps_its_dtype():
     a = _matrix(cholesky_lower, False, np.random.default_rng(0)).astype(np.float32)
-    for f in (eigh_lower, cholesky_lower):
+    for f in (eigh_lower, *CHOLESKY):
         assert tad.grad(f)(a).dtype == np.float32
+
+
+# ---- real NumPy matrices: Cholesky's adjoint by BLAS, untriangle in one array ----
+
+def _factor_and_adjoint(n, dtype, upper, rng):
+    """A Cholesky factor of a well-conditioned n x n matrix and an adjoint
+    for it that is not triangular (the rule reads one triangle only)."""
+    b = rng.normal(size=(n, n + 2))
+    factor = np.linalg.cholesky(b @ b.T + n * np.eye(n), upper=upper).astype(dtype)
+    return factor, rng.normal(size=(n, n)).astype(dtype)
+
+
+@pytest.mark.parametrize("n", [1, 5, 70])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_adjoint_of_a_matrix_agrees_with_the_stacked_path(n, dtype, upper):
+    """A stack of one matrix takes the general path (np.linalg.solve), a
+    matrix SciPy's BLAS; they agree, in the matrix's dtype, for C- and
+    Fortran-ordered factors and strided adjoints, and so does the adjoint
+    folded onto the triangle in one step (grad_cholesky_triangle)."""
+    rng = np.random.default_rng(n)
+    factor, g = _factor_and_adjoint(n, dtype, upper, rng)
+    expected = runtime.grad_cholesky(g[None], factor[None], upper)[0]
+    folded = runtime.untriangle(expected, upper)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    strided = np.repeat(g, 2, axis=1)[:, ::2]
+    for f, gg in ((factor, g), (np.asfortranarray(factor), g), (factor, strided)):
+        for got, want in ((runtime.grad_cholesky(gg, f, upper), expected),
+                          (runtime.grad_cholesky_triangle(gg, f, upper), folded)):
+            assert got.dtype == dtype and got.shape == (n, n)
+            np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.abs(want).max())
+
+
+@pytest.mark.parametrize("upper", [False, True, "L", "U"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_untriangle_of_a_matrix_agrees_with_the_stacked_path(upper, dtype):
+    s = np.random.default_rng(2).normal(size=(5, 5)).astype(dtype)
+    got = runtime.untriangle(s, upper)
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(got, runtime.untriangle(s[None], upper)[0])
+
+
+def test_the_blas_path_is_for_real_numpy_matrices_of_one_dtype():
+    class Subclass(np.ndarray):
+        pass
+    m = np.eye(3)
+    assert linalg._real_blas(("trsm",), m, m) is not None
+    assert linalg._real_blas(("trsm",), m.astype(np.float32), m.astype(np.float32)) is not None
+    for other in (m[None], m.astype(complex), m.astype(np.float32), m.view(Subclass)):
+        assert linalg._real_blas(("trsm",), m, other) is None
+
+
+def test_cholesky_adjoint_without_scipy(monkeypatch):
+    """Without SciPy the general path gives the same adjoint."""
+    factor, g = _factor_and_adjoint(4, np.float64, False, np.random.default_rng(4))
+    expected = runtime.grad_cholesky(g, factor)
+    folded = runtime.grad_cholesky_triangle(g, factor)
+    monkeypatch.setitem(sys.modules, "scipy.linalg", None)
+    assert linalg._real_blas(("trsm",), factor, g) is None
+    np.testing.assert_allclose(runtime.grad_cholesky(g, factor), expected, rtol=1e-12)
+    np.testing.assert_allclose(runtime.grad_cholesky_triangle(g, factor), folded, rtol=1e-12)
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_gradient_of_a_larger_matrix(upper):
+    """Central differences in every entry of a 9 x 9 matrix, which takes
+    the BLAS path."""
+    rng = np.random.default_rng(9)
+    factor, weight = _factor_and_adjoint(9, np.float64, upper, rng)
+    a = factor.T @ factor if upper else factor @ factor.T
+    a += 0.3 * rng.normal(size=a.shape)  # not symmetric: one triangle is read
+
+    def f(a):
+        return np.sum(np.sin(np.linalg.cholesky(a, upper=upper)) * weight)
+    np.testing.assert_allclose(tad.grad(f)(a), _central_gradient(f, a), rtol=1e-6, atol=1e-8)

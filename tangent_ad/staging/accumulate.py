@@ -4,10 +4,13 @@
 adjoint; ``bW += e`` adds into the one ``bW`` holds. The two give the same
 values when the sum has ``bW``'s kind (shape and dtype), and nothing else
 can see the array: every binding of ``bW`` makes a new array (an
-operator, or a call in `FRESH_CALLS`, or ``.sum(...)``) or is such an
-accumulation, and ``bW`` is read only by its accumulations and by
-``return``. Liveness does not see that ``+=`` reads its target, so this
-pass runs once, after the others reached their fixed point.
+operator, or a call in `FRESH_CALLS`, or ``.sum(...)``, or ``undiag`` of a
+matrix, ``np.diag`` of a vector) or is such an accumulation, and ``bW`` is read only by its
+accumulations, by ``return``, and by statements after its last binding
+when every binding is a statement of the function's own body (no loop or
+branch): nothing changes the array once they run. Liveness does not see
+that ``+=`` reads its target, so this pass runs once, after the others
+reached their fixed point.
 """
 import gast
 import numpy as np
@@ -19,6 +22,9 @@ from tangent_ad.visitors import Transformer
 
 FRESH_CALLS = frozenset({np.zeros, np.zeros_like, np.ones_like, np.full_like, np.outer,
                          runtime.zeros_like, runtime.grad_matmul_lhs, runtime.grad_matmul_rhs})
+
+# a new matrix with a vector on its diagonal: (position of the argument, its rank)
+_FROM_A_VECTOR = {runtime.undiag: (1, 2), np.diag: (0, 1)}
 
 
 def run(tree, params, unit=None, given=()):
@@ -41,6 +47,7 @@ def run(tree, params, unit=None, given=()):
                 id(node) not in simple:
             rejected.add(node.id)  # a tuple target, a loop variable
     allowed = {id(n) for node in walk(tree) for n in _allowed_reads(node, kinds)}
+    allowed |= _final_reads(tree)
     for node in walk(tree):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
                 id(node) not in allowed:
@@ -69,6 +76,11 @@ def _fresh(value, kinds):
         return True
     if isinstance(value, gast.Call):
         func = kinds.callee(value)
+        if func in _FROM_A_VECTOR and len(value.args) == 2 - (func is np.diag) and \
+                not value.keywords:  # zeros, then a vector on the diagonal
+            position, rank = _FROM_A_VECTOR[func]
+            kind = kinds.of(value.args[position])
+            return kind is not None and kind.box == "array" and len(kind.shape) == rank
         if func is not None:
             return func in FRESH_CALLS
         return isinstance(value.func, gast.Attribute) and value.func.attr == "sum"
@@ -85,6 +97,28 @@ def _allowed_reads(node, kinds):
         elts = node.value.elts if isinstance(node.value, gast.Tuple) else [node.value]
         return [e for e in elts if isinstance(e, gast.Name)]
     return []
+
+
+def _final_reads(tree):
+    """The reads (ids of Name nodes) in statements of the function's own
+    body that come after every binding of their name, when all of them
+    are simple statements of that body."""
+    last, nested = {}, set()
+    for index, stmt in enumerate(tree.body):
+        if isinstance(stmt, gast.Delete):
+            continue  # ``del v`` (release.py): nothing reads v after it
+        simple = isinstance(stmt, (gast.Assign, gast.AugAssign))
+        for node in walk(stmt):
+            if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
+                if simple:
+                    last[node.id] = index
+                else:
+                    nested.add(node.id)
+            elif simple and isinstance(node, (gast.Lambda, gast.comprehension)):
+                nested.update(n.id for n in walk(node) if isinstance(n, gast.Name))
+    return {id(node) for index, stmt in enumerate(tree.body) for node in walk(stmt)
+            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and
+            node.id in last and node.id not in nested and index > last[node.id]}
 
 
 class _InPlace(Transformer):

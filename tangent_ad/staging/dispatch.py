@@ -8,7 +8,8 @@ signature. Once a call repeats the kinds of the arguments (a Python
 float; an array's shape and dtype; see ``kinds.py``) of an earlier call,
 the dispatcher writes a copy of the derivative for those kinds, with
 copies of the pullbacks it calls (``unit.py``): ``specialize.py`` and the
-general passes to a fixed point, then ``accumulate.py``. From then on it
+general passes to a fixed point, then ``inline.py``, ``release.py`` and
+``accumulate.py``. From then on it
 runs the copy behind a guard on the arguments' kinds:
 
     def dloss_dW(W, x, bresult=1.0):
@@ -35,7 +36,7 @@ from tangent_ad import collector, emit, progress, scopes, tracebacks
 from tangent_ad.live import LIVE_KEY, LIVE_NAMES_KEY, rules_version_cell
 from tangent_ad.nodes import copy_tree
 from tangent_ad.optimize import dce, fixed_point, propagate, simplify
-from tangent_ad.staging import accumulate, inline, specialize, sums
+from tangent_ad.staging import accumulate, inline, release, specialize, sums
 from tangent_ad.staging.kinds import Kinds, kind_of
 from tangent_ad.staging.unit import OUTPUT_ADJOINT, Unit
 from tangent_ad.compiled import compiler
@@ -386,13 +387,14 @@ class _Stager:
 def optimize(tree, params, unit=None, given=()):
     """The FunctionDef `tree` specialized for parameter kinds `params`:
     `specialize` and the general passes to a fixed point (the general
-    loop, ``fixed_point.run``), then `sums`, `inline` and `accumulate` (in place);
-    `unit` and `given` as for `kinds.Kinds`."""
+    loop, ``fixed_point.run``), then `sums`, `inline`, `release` and
+    `accumulate` (in place); `unit` and `given` as for `kinds.Kinds`."""
     passes = (_Specialize(params, unit, given), simplify, propagate, dce)
     tree = fixed_point.run(tree, fixed_point.Tally(), passes)
     namespace = unit.namespace if unit is not None else None
     tree = sums.run(tree, params, unit, given, namespace)
-    return accumulate.run(inline.run(tree, namespace), params, unit, given)
+    tree = release.run(inline.run(tree, namespace), params, unit, given)
+    return accumulate.run(tree, params, unit, given)
 
 
 class _Specialize:

@@ -9,9 +9,12 @@ which it refuses).
 * SciPy's ``solve_triangular(a, b, ...)`` (keywords but ``trans``, ``lower``,
   ``unit_diagonal`` and ``check_finite`` unknown): `b`'s kind, for a square
   `a` of `b`'s inexact dtype;
+* ``product_triangle(a, b, lower, like)``: the (n, m) matrix of n x k and m x k
+  matrices `a` and `b` of one inexact dtype;
 * the adjoint of an operand (``undiag``, ``grad_dot_lhs``, ``grad_dot_rhs``,
-  ``grad_cholesky``): that operand's kind, when every array argument has
-  its inexact dtype (and any other is a real scalar, for a float64 operand).
+  ``grad_cholesky``, ``grad_cholesky_triangle``): that operand's kind,
+  when every array argument has its inexact dtype (and any other is a real
+  scalar, for a float64 operand).
 
 SciPy is never imported here: its function is recognised only when the
 code that calls it has imported ``scipy.linalg``.
@@ -26,7 +29,8 @@ from tangent_ad.staging.kind_values import BOTTOM, Kind, is_python_float_like
 _SOLVE_OPTIONS = frozenset({"trans", "lower", "unit_diagonal", "check_finite"})
 # helper -> (position of the operand whose adjoint it returns, argument count)
 _OPERAND_ADJOINTS = {runtime.undiag: (1, 2), runtime.grad_dot_lhs: (1, 3),
-                     runtime.grad_dot_rhs: (2, 3), runtime.grad_cholesky: (1, 2)}
+                     runtime.grad_dot_rhs: (2, 3), runtime.grad_cholesky: (1, 2),
+                     runtime.grad_cholesky_triangle: (1, 2)}
 
 
 def rule(func):
@@ -37,6 +41,8 @@ def rule(func):
         return _transposed
     if func in _OPERAND_ADJOINTS:
         return _operand_adjoint
+    if func is runtime.product_triangle:
+        return _product_triangle
     scipy_linalg = sys.modules.get("scipy.linalg")
     if scipy_linalg is not None and func is getattr(scipy_linalg, "solve_triangular", None):
         return _solve_triangular
@@ -69,6 +75,18 @@ def _solve_triangular(kinds, node):
             b.dtype != a.dtype or not 1 <= len(b.shape) <= 2 or b.shape[0] != a.shape[0]:
         return None
     return b
+
+
+def _product_triangle(kinds, node):
+    if not 2 <= len(node.args) <= 4 or node.keywords:
+        return None
+    a, b = kinds.of(node.args[0]), kinds.of(node.args[1])
+    if BOTTOM in (a, b):
+        return BOTTOM
+    if any(k is None or k.box != "array" or len(k.shape) != 2 or k.dtype.kind not in "fc"
+           for k in (a, b)) or a.dtype != b.dtype or a.shape[1] != b.shape[1]:
+        return None
+    return Kind("array", (a.shape[0], b.shape[0]), a.dtype)
 
 
 def _operand_adjoint(kinds, node):

@@ -12,6 +12,10 @@ values, shapes and dtypes for those kinds:
 * ``grad_matmul_lhs(g, a, b)`` -> ``g @ b.T`` and
   ``grad_matmul_rhs(g, a, b)`` -> ``a.T @ g`` for matrices (and their
   matrix-vector and outer-product forms for vectors, ``g[:, None] * b``);
+  ``grad_dot_lhs`` and ``grad_dot_rhs`` likewise, and -> ``g * b`` and
+  ``a * g`` for two float64 vectors and a real number g;
+* ``undiag(g, v)`` -> ``np.diag(g)`` for a square matrix v (the adjoint
+  of its diagonal);
 * a gradient's entry ``x = float_argument(x)`` goes for an inexact `x`, and
   ``cast_like(g, x)`` -> ``g`` when `g` has the kind it gives (the boundary
   of ``ad/boundary.py``), -> ``float(g)`` for a real scalar `g` and a Python
@@ -230,6 +234,10 @@ class _Rewriter(Transformer):
             return self._unreduce_max(node, *args)
         if func in (runtime.grad_matmul_lhs, runtime.grad_matmul_rhs) and len(args) == 3:
             return self._matmul(node, func is runtime.grad_matmul_lhs, *args)
+        if func in (runtime.grad_dot_lhs, runtime.grad_dot_rhs) and len(args) == 3:
+            return self._dot(node, func is runtime.grad_dot_lhs, *args)
+        if func is runtime.undiag and len(args) == 2:
+            return self._undiag(node, *args)
         if self.unit is not None and isinstance(node.func, gast.Name) and \
                 self.unit.is_pullback(node.func.id):
             key = self.unit.key(self.kinds, node)
@@ -343,6 +351,28 @@ class _Rewriter(Transformer):
                 found.keywords = [gast.keyword(arg="axis", value=axis),
                                   gast.keyword(arg="keepdims", value=const(True))]
                 return found
+        return node
+
+    def _dot(self, node, lhs, g, a, b):
+        """``np.dot(a, b)`` of two float64 vectors and a real number `g`:
+        the adjoints ``g * b`` and ``a * g``; of matrices and vectors,
+        np.dot is ``a @ b``, whose adjoints `_matmul` writes."""
+        kg, ka, kb = (self.kinds.of(n) for n in (g, a, b))
+        if ka is not None and ka == kb and ka.box == "array" and len(ka.shape) == 1 and \
+                ka.dtype == np.float64 and kg is not None and \
+                (kg.box == "float" or kg.box in ("scalar", "real") and kg.dtype == np.float64):
+            return gast.BinOp(left=g, op=gast.Mult(), right=b) if lhs else \
+                gast.BinOp(left=a, op=gast.Mult(), right=g)
+        return self._matmul(node, lhs, g, a, b)
+
+    def _undiag(self, node, g, v):
+        """``undiag(g, v)``, the adjoint of ``np.diag(v)`` for a square
+        matrix `v` and a vector `g` of its dtype: ``np.diag(g)``, the matrix
+        with g on its diagonal."""
+        kg, kv = self.kinds.of(g), self.kinds.of(v)
+        if _inexact_array(kv) and len(kv.shape) == 2 and kv.shape[0] == kv.shape[1] and \
+                kg == Kind("array", kv.shape[:1], kv.dtype):
+            return call("np.diag", g)
         return node
 
     def _matmul(self, node, lhs, g, a, b):
