@@ -43,6 +43,8 @@ bookkeeping a reader can look up here:
   lstsq;
 * ``quantiles``: the adjoints of np.quantile and np.percentile (and the
   nan* forms), method 'linear';
+* ``triangles``: Cholesky's adjoint, the triangle of a triangular
+  solve's adjoint, and the symmetric matrix read from one triangle;
 * ``reductions``, ``shapes``, ``linalg``: the helpers of the NumPy rules,
   one per function whose adjoint is more than a line of NumPy: ``unX``
   undoes the data movement of ``np.X``, ``grad_X`` is the adjoint of an
@@ -52,7 +54,7 @@ from tangent_ad.runtime import (
     array_ops, arrays, boundary, core, factorizations, fft, function_values, interpolation, linalg,
     linalg_general, odes,
     linalg_tangents, loops, objects, ordering, quantiles, reductions, shapes, structures, svd,
-    svd_formulas, tangents)
+    svd_formulas, tangents, triangles)
 from tangent_ad.runtime.array_ops import *  # noqa: F401,F403
 from tangent_ad.runtime.arrays import *  # noqa: F401,F403
 from tangent_ad.runtime.boundary import *  # noqa: F401,F403
@@ -74,8 +76,9 @@ from tangent_ad.runtime.shapes import *  # noqa: F401,F403
 from tangent_ad.runtime.structures import *  # noqa: F401,F403
 from tangent_ad.runtime.svd import *  # noqa: F401,F403
 from tangent_ad.runtime.tangents import *  # noqa: F401,F403
+from tangent_ad.runtime.triangles import *  # noqa: F401,F403
 
 MODULES = (arrays, boundary, core, structures, objects, loops, ordering, reductions, shapes, linalg,
            linalg_tangents, tangents, fft, svd, array_ops, interpolation, quantiles,
-           linalg_general, factorizations, svd_formulas, function_values, odes)
+           linalg_general, factorizations, svd_formulas, function_values, odes, triangles)
 __all__ = [name for module in MODULES for name in module.__all__]

@@ -5,18 +5,13 @@ or of a decomposition, for operands of any rank.
 Products are holomorphic, so complex operands need no conjugate: adjoints
 follow JAX's convention (the adjoint of `a` in ``a @ b`` is ``g @ b.T``),
 and a gradient conjugates its results once at the end when it has to
-(``core.conj_complex``).
-
-Cholesky's adjoint of a real NumPy matrix calls SciPy's BLAS when SciPy
-is installed (``_real_blas``): a triangular product and solves in place,
-rather than a full product and solves that copy their operands. Other
-arrays take the np.* path."""
+(``core.conj_complex``). The helpers of triangular matrices (Cholesky's
+adjoint among them) are in ``triangles.py``."""
 import numpy as np
 
-from tangent_ad.runtime.arrays import numpy_cholesky
 from tangent_ad.runtime.core import _axes, _like, unbroadcast
 
-__all__ = ["grad_matmul_lhs", "grad_matmul_rhs", "grad_tensordot_lhs", "grad_tensordot_rhs", "grad_dot_lhs", "grad_dot_rhs", "grad_kron_lhs", "grad_kron_rhs", "grad_einsum", "matrix_transpose", "grad_solve_rhs", "grad_solve_lhs", "product_triangle", "grad_cholesky", "grad_cholesky_triangle", "grad_eigh", "triangle_matrix", "untriangle", "conjugate_transpose"]
+__all__ = ["grad_matmul_lhs", "grad_matmul_rhs", "grad_tensordot_lhs", "grad_tensordot_rhs", "grad_dot_lhs", "grad_dot_rhs", "grad_kron_lhs", "grad_kron_rhs", "grad_einsum", "matrix_transpose", "grad_solve_rhs", "grad_solve_lhs", "grad_eigh", "conjugate_transpose"]
 
 
 def _matmul_operands(g, a, b):
@@ -335,148 +330,6 @@ def grad_solve_lhs(gb, a, x):
     return unbroadcast(ga, a)
 
 
-def product_triangle(a, b, lower=True, like=None):
-    """The lower triangle of ``a @ b^T`` (the upper one unless `lower`),
-    for matrices: the adjoint of a triangular matrix in a solve,
-    ``tril(-gb x^T)``. A NumPy product is the helper's own array, so the
-    other triangle is cleared in it, with no second N x N array. Columns
-    (a vector's adjoint) multiply by broadcasting, the same products as
-    np.matmul's in half its time. The result is in Fortran order when
-    `like` (the triangular matrix) is, as ``L.T`` is: its adjoint, added
-    back through the transpose, is then read in memory order.
-
-    >>> product_triangle(np.array([[1.0], [2.0]]), np.array([[3.0], [4.0]]))
-    array([[3., 0.],
-           [6., 8.]])
-    """
-    flags = getattr(like, "flags", None)
-    if flags is not None and flags.f_contiguous and not flags.c_contiguous:
-        return matrix_transpose(product_triangle(b, a, not lower))  # tril(a b^T) = triu(b a^T)^T
-    if np.shape(a)[-1] == 1:
-        product = a * matrix_transpose(b)
-    else:
-        product = np.matmul(a, matrix_transpose(b))
-    if type(product) is np.ndarray and product.ndim == 2:
-        _clear_triangle(product, upper=lower)
-        return product
-    return np.tril(product) if lower else np.triu(product)
-
-
-def grad_cholesky(g, lower, upper=False):
-    """Adjoint of `a` in ``np.linalg.cholesky(a)`` (`lower` is the result;
-    with `upper`, the result is its conjugate transpose), made symmetric
-    (Hermitian) like `a`; JAX's convention for complex values.
-
-    With ``P = phi(L^T g)``, the lower triangle of ``L^T g`` with its
-    diagonal halved, the adjoint is ``sym(L^-T P conj(L)^-1)``. Only the
-    lower triangle of `g` is read (``L^T`` is upper triangular).
-
-    >>> grad_cholesky(np.array([[1.0]]), np.array([[2.0]]))
-    array([[0.25]])
-    """
-    g, lower = _lower_factor(g, lower, upper)
-    routines = _real_blas(("trmm", "trsm"), g, lower)
-    if routines is not None:
-        s = _cholesky_inner_blas(g, lower, *routines)
-        sym = s + matrix_transpose(s)
-        sym *= 0.5
-        return sym
-    inner = np.tril(np.matmul(matrix_transpose(lower), g))
-    inner = inner - 0.5 * inner * np.eye(np.shape(lower)[-1], dtype=inner.dtype)
-    # s = L^-T inner conj(L)^-1, by two solves with the triangular L^T and
-    # L^H (no inverse); for real values both are L^T
-    half = _solve_upper(matrix_transpose(lower), inner)
-    s = matrix_transpose(_solve_upper(conjugate_transpose(lower), matrix_transpose(half)))
-    return 0.5 * (s + conjugate_transpose(s))
-
-
-def grad_cholesky_triangle(g, lower, upper=False):
-    """Adjoint of `a` in ``np.linalg.cholesky(a)`` on the one triangle of
-    `a` that NumPy reads: ``untriangle(grad_cholesky(g, lower, upper),
-    upper)``. For a real NumPy matrix (with SciPy) the matrix
-    ``S = L^-T P L^-1`` of `grad_cholesky` is folded onto the triangle
-    directly, ``tril(S + S^T)`` with S's diagonal, which is what
-    untriangle makes of ``sym(S)``, without ``sym(S)`` in between.
-
-    >>> grad_cholesky_triangle(np.array([[1.0, 9.0], [0.0, 1.0]]), np.eye(2))
-    array([[0.5, 0. ],
-           [0. , 0.5]])
-    """
-    factor_g, factor = _lower_factor(g, lower, upper)
-    routines = _real_blas(("trmm", "trsm"), factor_g, factor)
-    if routines is None:
-        return untriangle(grad_cholesky(g, lower, upper), upper)
-    return _fold_matrix(_cholesky_inner_blas(factor_g, factor, *routines), upper)
-
-
-def _lower_factor(g, lower, upper):
-    """(g, L) for the lower factor L: the upper factor is L^H, and its
-    adjoint conj(g^T) L's."""
-    lower = numpy_cholesky(lower)
-    if upper:
-        return conjugate_transpose(g), conjugate_transpose(lower)
-    return g, lower
-
-
-def _cholesky_inner_blas(g, lower, trmm, trsm):
-    """``S = L^-T P L^-1`` of `grad_cholesky` for a real matrix `g` and
-    factor `lower`, by SciPy's BLAS: one triangular product and two
-    triangular solves (half the arithmetic of a full product and no
-    inverse), in place on the arrays it allocates.
-
-    BLAS reads Fortran order, and the transpose of a C-ordered array is
-    one, so it computes ``P^T = g^T L`` and ``W = P^T L^-1``; then
-    ``S = W^T L^-1``. Both solves multiply by ``L^-1`` from the right,
-    which OpenBLAS does faster than from the left (by half at N = 128).
-    W, computed in place of P^T, goes before S is returned: at most two
-    matrices at once, so less memory at the peak."""
-    lt = matrix_transpose(lower)  # L^T, upper triangular
-    work = trmm(1.0, lt, matrix_transpose(g), side=1, lower=0, trans_a=1)  # P^T = g^T L
-    # phi keeps P's lower triangle (P^T's upper one) and halves its diagonal
-    _clear_triangle(work, upper=False)
-    np.fill_diagonal(work, 0.5 * np.diagonal(work))
-    work = trsm(1.0, lt, work, side=1, lower=0, trans_a=1, overwrite_b=1)  # W = P^T L^-1
-    return trsm(1.0, lt, matrix_transpose(work), side=1, lower=0, trans_a=1, overwrite_b=1)
-
-
-def _real_blas(names, *matrices):
-    """SciPy's BLAS routines `names` for `matrices`, when they are real
-    NumPy matrices of one dtype and SciPy is installed; else None, and the
-    caller takes its general path in np.* functions (which stacks, complex
-    values and other array libraries dispatch)."""
-    first = matrices[0]
-    if not all(type(m) is np.ndarray and m.ndim == 2 and m.dtype == first.dtype
-               for m in matrices) or first.dtype not in (np.float32, np.float64):
-        return None
-    try:  # imported here: SciPy is optional, and slow to import
-        from scipy.linalg import blas
-    except ImportError:
-        return None
-    return blas.get_blas_funcs(names, matrices)
-
-
-def _clear_triangle(m, upper):
-    """Set the strict upper (or lower) triangle of the matrix `m` to zero,
-    in place."""
-    rows, cols = m.shape
-    strict = ~np.tri(rows, cols, dtype=bool) if upper else np.tri(rows, cols, -1, dtype=bool)
-    np.copyto(m, 0, where=strict)
-
-
-def _solve_upper(u, b):
-    """u^-1 b for upper-triangular (stacks of) `u`: back substitution by
-    SciPy's solve_triangular for NumPy matrices when SciPy is installed,
-    else NumPy's solve (which other array types dispatch)."""
-    if type(u) is np.ndarray and type(b) is np.ndarray and u.ndim == 2 and b.ndim == 2:
-        try:  # imported here: SciPy is optional, and slow to import
-            from scipy.linalg import solve_triangular
-        except ImportError:
-            pass
-        else:
-            return solve_triangular(u, b, lower=False, check_finite=False)
-    return np.linalg.solve(u, b)
-
-
 def grad_eigh(g, result):
     """Adjoint of `a` in ``w, v = np.linalg.eigh(a)`` (distinct eigenvalues),
     made symmetric (Hermitian) like `a`; `g` is the pair of adjoints of
@@ -499,62 +352,3 @@ def grad_eigh(g, result):
         inner = inner + inverse_gap * np.matmul(matrix_transpose(v), gv)
     s = np.matmul(np.matmul(np.conj(v), inner), matrix_transpose(v))
     return 0.5 * (s + np.conj(matrix_transpose(s)))
-
-
-def untriangle(s, upper=False):
-    """Adjoint of the symmetric matrix that eigh, eigvalsh and cholesky
-    build from one triangle of their argument, ``tril(a) + tril(a, -1).T``
-    (``triu`` when `upper` is true or ``"U"``): the adjoint `s` of that
-    matrix folded onto the triangle, ``tril(s) + tril(s.T, -1)``. NumPy
-    never reads the other triangle, so its adjoint is zero. A complex
-    matrix is read as Hermitian, ``tril(a, -1) + re diag(a) + tril(a, -1)^H``,
-    so its adjoint (in JAX's convention) folds ``conj(s.T)`` and keeps the
-    real part of the diagonal.
-
-    >>> untriangle(np.array([[1.0, 2.0], [3.0, 4.0]]))
-    array([[1., 0.],
-           [5., 4.]])
-    """
-    if isinstance(upper, str):
-        upper = upper.upper() == "U"
-    if type(s) is np.ndarray and s.ndim == 2 and not np.iscomplexobj(s):
-        return _fold_matrix(s, upper)
-    part, offset = (np.triu, 1) if upper else (np.tril, -1)
-    if not np.iscomplexobj(s):
-        return part(s) + part(matrix_transpose(s), offset)
-    # a complex matrix is read as Hermitian: the other triangle is the
-    # conjugate, and only the real part of the diagonal counts
-    folded = part(s, offset) + part(np.conj(matrix_transpose(s)), offset)
-    diagonal = np.real(np.diagonal(s, axis1=-2, axis2=-1))
-    return folded + np.expand_dims(diagonal, -1) * np.eye(np.shape(s)[-1], dtype=s.dtype)
-
-
-def _fold_matrix(s, upper):
-    """`untriangle` of a real NumPy matrix, in one new array: ``s + s.T``
-    off the diagonal of the kept triangle, `s` on it, zero elsewhere."""
-    folded = s + matrix_transpose(s)
-    _clear_triangle(folded, upper=not upper)
-    np.fill_diagonal(folded, np.diagonal(s))
-    return folded
-
-
-def triangle_matrix(a, upper=False):
-    """The matrix eigh and cholesky decompose when given `a`: the lower
-    triangle of `a` (the upper one when `upper` is true or ``"U"``)
-    mirrored, ``tril(a) + tril(a, -1).T``; for a complex `a`, Hermitian,
-    with the conjugate mirrored and the real part of the diagonal. It is
-    linear, and `untriangle` is its adjoint.
-
-    >>> triangle_matrix(np.array([[1.0, 2.0], [3.0, 4.0]]))
-    array([[1., 3.],
-           [3., 4.]])
-    """
-    if isinstance(upper, str):
-        upper = upper.upper() == "U"
-    part, offset = (np.triu, 1) if upper else (np.tril, -1)
-    strict = part(a, offset)
-    if not np.iscomplexobj(a):
-        return part(a) + matrix_transpose(strict)
-    diagonal = np.real(np.diagonal(a, axis1=-2, axis2=-1))
-    return strict + np.conj(matrix_transpose(strict)) + \
-        np.expand_dims(diagonal, -1) * np.eye(np.shape(a)[-1], dtype=a.dtype)

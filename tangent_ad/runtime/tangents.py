@@ -12,10 +12,11 @@ from tangent_ad.errors import NoDerivativeError
 from tangent_ad.runtime.arrays import as_array, numpy_cholesky, zeros_from
 from tangent_ad.runtime.core import _keep_dims, _like, dsinc
 from tangent_ad.runtime.linalg import (
-    conjugate_transpose, grad_einsum, grad_solve_rhs, matrix_transpose, triangle_matrix)
+    conjugate_transpose, grad_einsum, grad_solve_rhs, matrix_transpose)
 from tangent_ad.runtime.linalg_tangents import jvp_singular_slope
 from tangent_ad.runtime.reductions import grad_norm
 from tangent_ad.runtime.structures import zeros_like
+from tangent_ad.runtime.triangles import triangle_matrix
 
 __all__ = ["zero_tangent", "broadcast_like", "jvp_mean", "tangent_array", "jvp_einsum", "jvp_jvp_einsum",
            "jvp_cholesky", "jvp_eigh", "jvp_grad_norm", "jvp_grad_einsum",
