@@ -113,15 +113,20 @@ def statements(tree):
     as a list (a plain recursion: a chain of generators cost a resumption
     per statement and level)."""
     found = []
-
-    def add(node):
-        for field in BLOCKS:
-            for stmt in getattr(node, field, None) or ():
-                if isinstance(stmt, gast.stmt):
-                    found.append(stmt)
-                    add(stmt)
-    add(tree)
+    _add_statements(tree, found)
     return found
+
+
+def _add_statements(node, found):
+    """Append the statements inside `node` to `found`, each before its own.
+    A module function, not a closure: a closure that calls itself is a
+    reference cycle, which only the collector frees, and it is paused
+    while code is written (``collector``)."""
+    for field in BLOCKS:
+        for stmt in getattr(node, field, None) or ():
+            if isinstance(stmt, gast.stmt):
+                found.append(stmt)
+                _add_statements(stmt, found)
 
 
 def walk(node):

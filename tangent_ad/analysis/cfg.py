@@ -47,6 +47,15 @@ class CFG:
         self.nodes.append(node)
         return node
 
+    def unlink(self):
+        """Drop every edge. Linked nodes point at one another, a cycle that
+        reference counting cannot free, and the collector is paused while
+        code is written (``collector``): an analysis done with a graph it
+        built calls this, and the graph's nodes and sets go at once."""
+        for node in [self.entry] + self.nodes + [self.exit]:
+            node.next = []
+            node.prev = []
+
     @staticmethod
     def link(a, b):
         if b not in a.next:

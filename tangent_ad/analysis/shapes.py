@@ -135,14 +135,7 @@ def _definitions(tree, adjoints):
     defs = {}
 
     def add(target, value):
-        if isinstance(target, gast.Name):
-            if target.id not in adjoints:
-                defs.setdefault(target.id, []).append(value)
-        elif isinstance(target, (gast.Tuple, gast.List)):
-            for elt in target.elts:
-                add(elt, None)
-        elif isinstance(target, gast.Starred):
-            add(target.value, None)
+        _add_definition(defs, adjoints, target, value)
 
     inside = statements(tree)
     for node in [tree, *inside]:  # a parameter is defined on entry, as itself
@@ -165,3 +158,17 @@ def _definitions(tree, adjoints):
         elif isinstance(node, (gast.For, gast.AsyncFor)):
             add(node.target, None)
     return defs
+
+
+def _add_definition(defs, adjoints, target, value):
+    """Record in `defs` that the assignment target `target` binds `value`
+    (None for each part of an unpacked target). A module function: a
+    closure that calls itself is a reference cycle (``collector``)."""
+    if isinstance(target, gast.Name):
+        if target.id not in adjoints:
+            defs.setdefault(target.id, []).append(value)
+    elif isinstance(target, (gast.Tuple, gast.List)):
+        for elt in target.elts:
+            _add_definition(defs, adjoints, elt, None)
+    elif isinstance(target, gast.Starred):
+        _add_definition(defs, adjoints, target.value, None)

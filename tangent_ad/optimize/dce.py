@@ -109,6 +109,7 @@ def _eliminate(fdef, pairs, dead_pushes, live_pops):
         if isinstance(stmt, gast.Assign) and is_pop(stmt.value):
             remover.dead_pushes.update(map(id, pairs[stmt]))
     fdef.body = remover.block(fdef.body)
+    graph.unlink()
     return remover, live_pops
 
 

@@ -153,9 +153,6 @@ class _Simplifier:
         self.shape_sources = shape_sources
         self.derivative_names = derivative_names
         self.rewrites = 0
-        self.rewrite = {gast.BinOp: self._binop, gast.UnaryOp: self._unaryop,
-                        gast.Call: self._call, gast.Compare: self._compare,
-                        gast.IfExp: self._ifexp}
 
     def visit(self, node):
         """`node` with its subtrees simplified, or the node replacing it."""
@@ -168,8 +165,8 @@ class _Simplifier:
                         value[i] = self.visit(item)
             elif value.__class__ not in _LEAVES and isinstance(value, gast.AST):
                 values[field] = self.visit(value)
-        rewrite = self.rewrite.get(node.__class__)
-        return node if rewrite is None else self._rewritten(node, rewrite(node))
+        rewrite = _REWRITES.get(node.__class__)
+        return node if rewrite is None else self._rewritten(node, rewrite(self, node))
 
     def _ifexp(self, node):
         """``a if 1 else b`` -> ``a``: a template's choice by a constant
@@ -270,6 +267,12 @@ class _Simplifier:
                              args=[args[0], g, x, index], keywords=[])
         return node
 
+
+# node class -> the rewrite of such a node: functions, not bound methods,
+# which would put each simplifier in a reference cycle (``collector``)
+_REWRITES = {gast.BinOp: _Simplifier._binop, gast.UnaryOp: _Simplifier._unaryop,
+             gast.Call: _Simplifier._call, gast.Compare: _Simplifier._compare,
+             gast.IfExp: _Simplifier._ifexp}
 
 # nodes with nothing inside to simplify, and no rewrite of their own
 _LEAVES = frozenset((gast.Name, gast.Constant))
