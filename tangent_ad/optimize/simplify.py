@@ -19,7 +19,9 @@ Rewrites, each keeping values, shapes and dtypes:
 ``0 * x`` is never folded to ``0``: for an array that would change the
 shape. The invariant needed is the differentiators' output; the one
 established is that none of the patterns above remains. Each rewrite is
-counted in ``ctx.rewrites`` (for the fixed point of ``fixed_point``).
+counted in ``ctx.rewrites`` (for the fixed point of ``fixed_point``), and
+each node whose field it sets is reported to the passes'
+``statement_names``.
 """
 import copy
 import operator
@@ -27,12 +29,15 @@ import operator
 import gast
 import numpy as np
 
+from tangent_ad.analysis import statement_names
 from tangent_ad.nodes import call_name, child_fields, name_nodes, statements, walk
 from tangent_ad.analysis.shapes import ShapeClasses
 
 # one run leaves none of the patterns above (the invariant established), so
 # the fixed point need not run it again to learn that it changes nothing
 IDEMPOTENT = True
+# every node whose field it sets is reported (``statement_names``)
+REPORTS_TOUCHED = True
 
 _FOLD = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
          gast.Div: operator.truediv, gast.Pow: operator.pow}
@@ -49,7 +54,8 @@ def run(tree, ctx):
     assigns = [n for n in statements(tree) if isinstance(n, gast.Assign)]
     shapes = ShapeClasses(tree, ctx, assigns)
     derivative = ctx.namer.derivative_names() if ctx is not None and ctx.namer else set()
-    simplifier = _Simplifier(shapes, _shape_sources(tree, assigns), derivative | {"bresult"})
+    simplifier = _Simplifier(shapes, _shape_sources(tree, assigns), derivative | {"bresult"},
+                             statement_names.of_context(ctx).touched)
     tree = simplifier.visit(tree)
     if ctx is not None:
         ctx.count_rewrites(simplifier.rewrites)
@@ -148,10 +154,12 @@ class _Simplifier:
     types are rewritten, and the generic visitor's dispatch and field
     iteration made up most of the pass's time."""
 
-    def __init__(self, shapes, shape_sources, derivative_names=()):
+    def __init__(self, shapes, shape_sources, derivative_names=(),
+                 touched=statement_names.FRESH.touched):
         self.shapes = shapes
         self.shape_sources = shape_sources
         self.derivative_names = derivative_names
+        self.touched = touched  # called with each node whose field is set
         self.rewrites = 0
 
     def visit(self, node):
@@ -162,9 +170,15 @@ class _Simplifier:
             if value.__class__ is list:
                 for i, item in enumerate(value):
                     if item.__class__ not in _LEAVES and isinstance(item, gast.AST):
-                        value[i] = self.visit(item)
+                        new = self.visit(item)
+                        if new is not item:
+                            value[i] = new
+                            self.touched(node)
             elif value.__class__ not in _LEAVES and isinstance(value, gast.AST):
-                values[field] = self.visit(value)
+                new = self.visit(value)
+                if new is not value:
+                    values[field] = new
+                    self.touched(node)
         rewrite = _REWRITES.get(node.__class__)
         return node if rewrite is None else self._rewritten(node, rewrite(self, node))
 
@@ -238,7 +252,10 @@ class _Simplifier:
         name = call_name(node)
         args = node.args
         if name in _SHAPE_READERS and args:
-            args[0] = self._rewritten(args[0], self._shape_source(args[0]))
+            source = self._shape_source(args[0])
+            if source is not args[0]:
+                args[0] = self._rewritten(args[0], source)
+                self.touched(node)
         if name == "unbroadcast" and len(args) == 2 and \
                 self.shapes.same(args[0], args[1]):
             return args[0]
