@@ -236,13 +236,20 @@ def fix_locations(tree):
     """`tree` (in place) with the line and column of every node that has
     none taken from its parent, as ``gast.fix_missing_locations`` does, with
     the same result: a stack instead of a recursion with a generator per
-    node (ten of the stages end with it)."""
+    node (ten of the stages end with it). A node that has its place, as
+    most have, gives it to its children without a look at each field, and
+    the children are found in the loop, not by a call per node."""
     todo = [(tree, (1, 0, 1, 0))]
-    pop, push, missing = todo.pop, todo.append, _MISSING_LOCATION
+    pop, push, missing, fields_of = todo.pop, todo.append, _MISSING_LOCATION, _CHILD_FIELDS
     while todo:
         node, place = pop()
         attributes = node._attributes
-        if attributes:
+        values = node.__dict__
+        if attributes == _PLACE_FIELDS and "lineno" in values and "col_offset" in values \
+                and "end_lineno" in values and "end_col_offset" in values:
+            place = (values["lineno"], values["col_offset"], values["end_lineno"],
+                     values["end_col_offset"])
+        elif attributes:
             place = list(place)
             for i, field in enumerate(_PLACE_FIELDS):
                 if field in attributes:
@@ -251,8 +258,18 @@ def fix_locations(tree):
                         setattr(node, field, place[i])
                     else:
                         place[i] = value
-        for child in children(node):
-            push((child, place))
+        cls = node.__class__
+        fields = fields_of.get(cls)
+        if fields is None:
+            fields = child_fields(cls)
+        for field in fields:
+            value = values.get(field)
+            if value.__class__ is list:
+                for item in value:
+                    if isinstance(item, _AST):
+                        push((item, place))
+            elif isinstance(value, _AST):
+                push((value, place))
     return tree
 
 
