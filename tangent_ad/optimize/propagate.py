@@ -106,8 +106,14 @@ _BLOCK_FIELDS = ("body", "orelse", "finalbody")
 
 
 def _child_blocks(stmt):
+    if stmt.__class__ in _SIMPLE:
+        return ()
     return [getattr(stmt, f) for f in _BLOCK_FIELDS
             if isinstance(getattr(stmt, f, None), list)]
+
+
+# the statements most of a derivative is made of, none with a block inside
+_SIMPLE = frozenset((gast.Assign, gast.Expr, gast.Return))
 
 
 def _header_writes(stmt):
