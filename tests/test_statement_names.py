@@ -41,8 +41,10 @@ class Checked(statement_names.Names):
         kept = stmt in self._answers
         answer = super().of(stmt)
         fresh = statement_names.FRESH.of(stmt)
-        assert (set(answer.defs), set(answer.uses), set(answer.binds)) == \
-            (set(fresh.defs), set(fresh.uses), set(fresh.binds)), gast.dump(stmt)
+        assert (set(answer.defs), set(answer.uses), set(answer.binds),
+                sorted(answer.bound)) == \
+            (set(fresh.defs), set(fresh.uses), set(fresh.binds),
+             sorted(fresh.bound)), gast.dump(stmt)
         Checked.remembered += kept
         return answer
 
@@ -82,6 +84,28 @@ def test_benchmark_functions_get_current_names(checked):
     tad.grad(transform_time.fresh_copy(transform_time.model), wrt=transform_time.WRT)
     for module in workloads.EVERY:
         tad.grad(transform_time.fresh_copy(module.loss), wrt=module.WRT)
+
+
+def test_binding_counts_from_kept_names_are_those_of_a_walk(monkeypatch):
+    """simplify counts the bindings of the statements through `Names`, and
+    walks the rest: the same counts as a walk of the whole tree, at every
+    run of the loop."""
+    compared = []
+    original = simplify._bindings
+
+    def both(tree, names=statement_names.FRESH):
+        counts = original(tree, names)
+        assert counts == original(tree, statement_names.FRESH)
+        compared.append(isinstance(names, statement_names.Names))
+        return counts
+
+    monkeypatch.setattr(simplify, "_bindings", both)
+    tad.grad(transform_time.fresh_copy(long_function.with_blocks(3)), wrt=transform_time.WRT)
+    for name in sorted(GOLDEN):
+        func, wrt = GOLDEN[name]
+        params = list(inspect.signature(func).parameters)
+        pipeline.transform(func, wrt=tuple(params[i] for i in wrt))
+    assert any(compared)
 
 
 def test_only_reporting_passes_share_names(monkeypatch):
@@ -135,6 +159,7 @@ def test_a_pass_reports_each_statement_it_changes(opt, source):
         expected = (set(fresh.defs), set(fresh.uses), set(fresh.binds))
         answer = names.of(stmt)
         assert (set(answer.defs), set(answer.uses), set(answer.binds)) == expected
+        assert sorted(answer.bound) == sorted(fresh.bound)
         changed += stmt in before and expected != (set(before[stmt].defs),
                                                    set(before[stmt].uses),
                                                    set(before[stmt].binds))

@@ -36,7 +36,7 @@ pass that does not report, gets `FRESH`, which remembers nothing.
 """
 import gast
 
-from tangent_ad.nodes import SHARED, child_fields, reads, writes
+from tangent_ad.nodes import SHARED, child_fields, name_nodes, reads, writes
 
 FACT = "statement_names"  # the key of the passes' `Names` in ``ctx.facts``
 
@@ -51,14 +51,16 @@ class Answer:
     """The names of one simple statement: `defs`, bound by an assignment's
     targets (empty for another statement); `uses`, read by an assignment's
     value or by another statement (``nodes.reads``); `binds`, bound
-    anywhere inside the statement (``nodes.writes``)."""
+    anywhere inside the statement (``nodes.writes``); `bound`, the name of
+    each binding inside the statement, once per binding (a list)."""
 
-    __slots__ = ("defs", "uses", "binds")
+    __slots__ = ("defs", "uses", "binds", "bound")
 
-    def __init__(self, defs, uses, binds):
+    def __init__(self, defs, uses, binds, bound):
         self.defs = defs
         self.uses = uses
         self.binds = binds
+        self.bound = bound
 
 
 class _Computed:
@@ -83,6 +85,10 @@ class _Computed:
     @property
     def binds(self):
         return writes(self.stmt)
+
+    @property
+    def bound(self):
+        return [n.id for n in name_nodes(self.stmt) if isinstance(n.ctx, _BINDS)]
 
 
 class Fresh:
@@ -122,12 +128,13 @@ class Names(Fresh):
             return Fresh.of(stmt)
         if stmt.__class__ is gast.Assign:
             self._holders.setdefault(stmt, []).append(stmt)
-            _, defs = self._walk(stmt.targets, stmt)
-            uses, binds = self._walk(stmt.value, stmt)
-            answer = Answer(frozenset(defs), frozenset(uses), frozenset(defs | binds))
+            _, targets = self._walk(stmt.targets, stmt)
+            uses, inside = self._walk(stmt.value, stmt)
+            bound = targets + inside
+            answer = Answer(frozenset(targets), frozenset(uses), frozenset(bound), bound)
         else:
-            uses, binds = self._walk(stmt, stmt)
-            answer = Answer(frozenset(), frozenset(uses), frozenset(binds))
+            uses, bound = self._walk(stmt, stmt)
+            answer = Answer(frozenset(), frozenset(uses), frozenset(bound), bound)
         self._answers[stmt] = answer
         return answer
 
@@ -138,9 +145,10 @@ class Names(Fresh):
             self._answers.pop(stmt, None)
 
     def _walk(self, node, stmt):
-        """(names read, names bound) inside `node` (a node or a list),
-        recording its nodes as held by the statement `stmt`."""
-        loads, binds = set(), set()
+        """(the set of names read, the list of the names of the bindings)
+        inside `node` (a node or a list), recording its nodes as held by the
+        statement `stmt`."""
+        loads, binds = set(), []
         holders = self._holders
         todo = [node]
         pop, push, extend = todo.pop, todo.append, todo.extend
@@ -151,7 +159,7 @@ class Names(Fresh):
                 if isinstance(current.ctx, _LOAD):
                     loads.add(current.id)
                 elif isinstance(current.ctx, _BINDS):
-                    binds.add(current.id)
+                    binds.append(current.id)
                 continue
             if kind is list:
                 extend(current)

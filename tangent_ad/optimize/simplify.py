@@ -30,7 +30,7 @@ import gast
 import numpy as np
 
 from tangent_ad.analysis import statement_names
-from tangent_ad.nodes import call_name, child_fields, name_nodes, statements, walk
+from tangent_ad.nodes import call_name, child_fields, children, statements, walk
 from tangent_ad.analysis.shapes import ShapeClasses
 
 # one run leaves none of the patterns above (the invariant established), so
@@ -54,15 +54,16 @@ def run(tree, ctx):
     assigns = [n for n in statements(tree) if isinstance(n, gast.Assign)]
     shapes = ShapeClasses(tree, ctx, assigns)
     derivative = ctx.namer.derivative_names() if ctx is not None and ctx.namer else set()
-    simplifier = _Simplifier(shapes, _shape_sources(tree, assigns), derivative | {"bresult"},
-                             statement_names.of_context(ctx).touched)
+    names = statement_names.of_context(ctx)
+    simplifier = _Simplifier(shapes, _shape_sources(tree, assigns, names),
+                             derivative | {"bresult"}, names.touched)
     tree = simplifier.visit(tree)
     if ctx is not None:
         ctx.count_rewrites(simplifier.rewrites)
     return tree
 
 
-def _shape_sources(tree, assigns):
+def _shape_sources(tree, assigns, names=statement_names.FRESH):
     """name -> an earlier name with the same shape and dtype, for names
     assigned once from an elementwise operation on that name and Python
     numbers (``t2 = t * 2.0``, ``t = np.tanh(x)``). Reading the shape from
@@ -72,8 +73,9 @@ def _shape_sources(tree, assigns):
     a loop target or a restore from the stack counts as a binding): a
     rebound source may have another shape where the read is, and a
     parameter rebound from its own temporary (``t = np.tanh(v)`` then
-    ``v = 1.5 + t``) would make the two names each other's source."""
-    counts = _bindings(tree)
+    ``v = 1.5 + t``) would make the two names each other's source.
+    (`names`: see `_bindings`.)"""
+    counts = _bindings(tree, names)
     defs = {}
     for node in assigns:
         if len(node.targets) == 1 and isinstance(node.targets[0], gast.Name):
@@ -99,14 +101,30 @@ def _shape_sources(tree, assigns):
     return sources
 
 
-def _bindings(tree):
+def _bindings(tree, names=statement_names.FRESH):
     """{name: how many times it is bound} over `tree`, nested functions
-    included (their names may be the enclosing function's, nonlocal)."""
+    included (their names may be the enclosing function's, nonlocal). An
+    assignment, expression statement or return tells its bindings through
+    `names` (``statement_names``: kept from one run to the next); the rest
+    of the tree is walked."""
     counts = {}
-    for node in name_nodes(tree):
-        if isinstance(node.ctx, (gast.Store, gast.Param)):
-            counts[node.id] = counts.get(node.id, 0) + 1
+    get = counts.get
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        cls = node.__class__
+        if cls in _SIMPLE_STATEMENTS:
+            for identifier in names.of(node).bound:
+                counts[identifier] = get(identifier, 0) + 1
+        elif cls is gast.Name:
+            if isinstance(node.ctx, (gast.Store, gast.Param)):
+                counts[node.id] = get(node.id, 0) + 1
+        else:
+            todo.extend(children(node))
     return counts
+
+
+_SIMPLE_STATEMENTS = frozenset((gast.Assign, gast.Expr, gast.Return))
 
 
 def folded(node):
