@@ -51,8 +51,9 @@ _SHAPE_READERS = {"np.full_like", "np.zeros_like", "np.ones_like", "np.size", "s
 
 def run(tree, ctx):
     """Return `tree` with the rewrites above applied once everywhere."""
-    assigns = [n for n in statements(tree) if isinstance(n, gast.Assign)]
-    shapes = ShapeClasses(tree, ctx, assigns)
+    inside = statements(tree)
+    assigns = [n for n in inside if isinstance(n, gast.Assign)]
+    shapes = ShapeClasses(tree, ctx, assigns, inside)
     derivative = ctx.namer.derivative_names() if ctx is not None and ctx.namer else set()
     names = statement_names.of_context(ctx)
     simplifier = _Simplifier(shapes, _shape_sources(tree, assigns, names),
