@@ -21,7 +21,7 @@ do nothing (``staging/specialize.py``).
 """
 import gast
 
-from tangent_ad.nodes import assign, call, find_all, name, name_nodes, fix_locations
+from tangent_ad.nodes import assign, call, fix_locations, name, name_nodes, walk
 
 
 def run(tree, ctx):
@@ -105,11 +105,12 @@ def _counts(tree):
     their integer values are what the function computes with (and their
     derivative is zero)."""
     names = set()
-    for node in find_all(tree, gast.Call):
-        if isinstance(node.func, gast.Name) and node.func.id == "range":
-            names.update(a.id for a in node.args if isinstance(a, gast.Name))
-    for node in find_all(tree, gast.Subscript):
-        names.update(n.id for n in name_nodes(node.slice))
+    for node in walk(tree):  # one walk for both kinds of node
+        if node.__class__ is gast.Call:
+            if isinstance(node.func, gast.Name) and node.func.id == "range":
+                names.update(a.id for a in node.args if isinstance(a, gast.Name))
+        elif node.__class__ is gast.Subscript:
+            names.update(n.id for n in name_nodes(node.slice))
     return names
 
 

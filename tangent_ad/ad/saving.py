@@ -172,23 +172,25 @@ def _record_branch(block, taken, site):
     or ``continue`` nested in its own ``if`` statements, since such an exit skips
     the end (the push of an inner ``if`` comes first, so the adjoint pops
     the outer decision first), each a push of the branch site `site`."""
-    def record():
-        return saves.record(taken, site)
-
-    def before_exits(stmts):
-        out = []
-        for stmt in stmts:
-            if isinstance(stmt, (gast.Break, gast.Continue)):
-                out.append(record())
-            elif isinstance(stmt, gast.If):
-                stmt.body, stmt.orelse = before_exits(stmt.body), before_exits(stmt.orelse)
-            out.append(stmt)
-        return out
-
-    block = before_exits(block)
+    block = _record_before_exits(block, taken, site)
     if block and isinstance(block[-1], (gast.Break, gast.Continue)):
         return block
-    return block + [record()]
+    return block + [saves.record(taken, site)]
+
+
+def _record_before_exits(stmts, taken, site):
+    """`stmts` with the push of `_record_branch` before each ``break`` or
+    ``continue``, nested ``if`` statements included (a module function: a
+    closure that calls itself is a reference cycle, see ``collector``)."""
+    out = []
+    for stmt in stmts:
+        if isinstance(stmt, (gast.Break, gast.Continue)):
+            out.append(saves.record(taken, site))
+        elif isinstance(stmt, gast.If):
+            stmt.body = _record_before_exits(stmt.body, taken, site)
+            stmt.orelse = _record_before_exits(stmt.orelse, taken, site)
+        out.append(stmt)
+    return out
 
 
 def _walk_statements(body):

@@ -12,6 +12,7 @@ Analyses run on the graph (see ``dataflow``); the tree is never changed.
 """
 import gast
 
+from tangent_ad.analysis.statement_names import FRESH
 from tangent_ad.nodes import reads, writes
 
 
@@ -47,6 +48,15 @@ class CFG:
         self.nodes.append(node)
         return node
 
+    def unlink(self):
+        """Drop every edge. Linked nodes point at one another, a cycle that
+        reference counting cannot free, and the collector is paused while
+        code is written (``collector``): an analysis done with a graph it
+        built calls this, and the graph's nodes and sets go at once."""
+        for node in [self.entry] + self.nodes + [self.exit]:
+            node.next = []
+            node.prev = []
+
     @staticmethod
     def link(a, b):
         if b not in a.next:
@@ -54,19 +64,22 @@ class CFG:
             b.prev.append(a)
 
 
-def build(fdef):
-    """The CFG of the FunctionDef `fdef` (parameters are defined at entry)."""
+def build(fdef, names=FRESH):
+    """The CFG of the FunctionDef `fdef` (parameters are defined at entry).
+    `names` tells the names a simple statement reads and binds
+    (``statement_names``: the optimization passes keep them)."""
     graph = CFG()
     graph.entry.defs = frozenset(a.id for a in fdef.args.args)
-    ends = _Builder(graph).block(fdef.body, [graph.entry], loop=None)
+    ends = _Builder(graph, names).block(fdef.body, [graph.entry], loop=None)
     for end in ends:
         CFG.link(end, graph.exit)
     return graph
 
 
 class _Builder:
-    def __init__(self, graph):
+    def __init__(self, graph, names):
         self.graph = graph
+        self.names = names
 
     def block(self, stmts, preds, loop):
         """Add `stmts` after `preds`; return the nodes that fall through.
@@ -111,12 +124,14 @@ class _Builder:
             CFG.link(node, loop[0])
             return []
         if isinstance(stmt, gast.Return):
-            node = self.simple(stmt, preds, uses=reads(stmt))
+            node = self.simple(stmt, preds, uses=self.names.of(stmt).uses)
             CFG.link(node, self.graph.exit)
             return []
         if isinstance(stmt, gast.Assign):
-            return [self.simple(stmt, preds, defs=set().union(*map(writes, stmt.targets)),
-                                uses=reads(stmt.value))]
+            names = self.names.of(stmt)
+            return [self.simple(stmt, preds, defs=names.defs, uses=names.uses)]
+        if isinstance(stmt, gast.Expr):
+            return [self.simple(stmt, preds, uses=self.names.of(stmt).uses)]
         if isinstance(stmt, gast.FunctionDef):  # a nested function: defines its name
             return [self.simple(stmt, preds, defs={stmt.name}, uses=reads(stmt))]
         return [self.simple(stmt, preds, uses=reads(stmt))]

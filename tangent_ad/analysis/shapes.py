@@ -19,11 +19,15 @@ SCALAR = "<scalar>"
 class ShapeClasses:
     """Shape-equality facts about the names of one function."""
 
-    def __init__(self, tree, ctx, assigns=None):
+    def __init__(self, tree, ctx, assigns=None, inside=None):
+        """`inside`: the statements of `tree` (``nodes.statements``), and
+        `assigns` its assignments, when the caller has them already."""
         self.parent = {}
         pairs = ctx.namer.adjoint_pairs() if ctx is not None and ctx.namer else []
+        if inside is None:
+            inside = statements(tree)
         if assigns is None:
-            assigns = [n for n in statements(tree) if isinstance(n, gast.Assign)]
+            assigns = [n for n in inside if isinstance(n, gast.Assign)]
         # ``t = p + p`` or ``t = p * 2`` of a tuple or list is no
         # elementwise operation: a name the reverse pass saw may hold a
         # container (``containers.py``) joins no class through + or *
@@ -43,7 +47,7 @@ class ShapeClasses:
         # bt4)) would prove itself, for an x that a helper's result
         # rebinds to another shape in a loop.
         adjoints = {adjoint for _, adjoint in pairs}
-        defs = _definitions(tree, adjoints)
+        defs = _definitions(tree, adjoints, inside)
         multiple = {name for name, values in defs.items() if len(values) > 1}
         self.unstable = set()
         leave_out = adjoints | multiple
@@ -128,23 +132,16 @@ def _is_numpy_ufunc(func):
         and func.value.id == "np" and isinstance(getattr(np, func.attr, None), np.ufunc)
 
 
-def _definitions(tree, adjoints):
+def _definitions(tree, adjoints, inside):
     """{primal name: [value of each definition, None when not a plain
     ``name = value``]}, parameters included, leaving out restores (``x = stack.pop()``) and
-    ``x = None`` placeholders, which bring back or precede a definition."""
+    ``x = None`` placeholders, which bring back or precede a definition.
+    `inside`: the statements of `tree` (``nodes.statements``)."""
     defs = {}
 
     def add(target, value):
-        if isinstance(target, gast.Name):
-            if target.id not in adjoints:
-                defs.setdefault(target.id, []).append(value)
-        elif isinstance(target, (gast.Tuple, gast.List)):
-            for elt in target.elts:
-                add(elt, None)
-        elif isinstance(target, gast.Starred):
-            add(target.value, None)
+        _add_definition(defs, adjoints, target, value)
 
-    inside = statements(tree)
     for node in [tree, *inside]:  # a parameter is defined on entry, as itself
         if isinstance(node, gast.FunctionDef):
             for arg in node.args.args:
@@ -165,3 +162,17 @@ def _definitions(tree, adjoints):
         elif isinstance(node, (gast.For, gast.AsyncFor)):
             add(node.target, None)
     return defs
+
+
+def _add_definition(defs, adjoints, target, value):
+    """Record in `defs` that the assignment target `target` binds `value`
+    (None for each part of an unpacked target). A module function: a
+    closure that calls itself is a reference cycle (``collector``)."""
+    if isinstance(target, gast.Name):
+        if target.id not in adjoints:
+            defs.setdefault(target.id, []).append(value)
+    elif isinstance(target, (gast.Tuple, gast.List)):
+        for elt in target.elts:
+            _add_definition(defs, adjoints, elt, None)
+    elif isinstance(target, gast.Starred):
+        _add_definition(defs, adjoints, target.value, None)

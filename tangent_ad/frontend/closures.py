@@ -17,7 +17,7 @@ import inspect
 import gast
 
 from tangent_ad.hooks import checkpoint
-from tangent_ad.nodes import children, walk
+from tangent_ad.nodes import child_fields, walk
 from tangent_ad.registry import REGISTRY
 
 
@@ -74,13 +74,25 @@ def collect(fdef, func):
 
 def _walk_outside_functions(stmts):
     """gast.walk over `stmts`, yielding nested defs and lambdas but not
-    descending into them."""
+    descending into them. The front end's second most used walk: the
+    children of a node are found in the loop (as ``nodes.walk`` does), not
+    by a call per node."""
     todo = collections.deque(stmts)
+    pop, add = todo.popleft, todo.append
     while todo:
-        node = todo.popleft()
+        node = pop()
         yield node
-        if not isinstance(node, (gast.FunctionDef, gast.Lambda)):
-            todo.extend(children(node))
+        if isinstance(node, (gast.FunctionDef, gast.Lambda)):
+            continue
+        values = node.__dict__
+        for field in child_fields(node.__class__):
+            value = values.get(field)
+            if value.__class__ is list:
+                for item in value:
+                    if isinstance(item, gast.AST):
+                        add(item)
+            elif isinstance(value, gast.AST):
+                add(value)
 
 
 def _as_def(name, lam):

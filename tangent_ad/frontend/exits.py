@@ -48,12 +48,15 @@ def run(tree, ctx):
 
 
 def _walk_own(stmts):
-    """Every node of `stmts` outside nested function definitions."""
+    """Every statement of `stmts` outside nested function definitions,
+    with the nodes directly inside them (an exit is a statement, and no
+    expression holds one: the expressions, most of the nodes, are not
+    looked into)."""
     todo = list(stmts)
     while todo:
         node = todo.pop()
         yield node
-        if not isinstance(node, gast.FunctionDef):
+        if not isinstance(node, (gast.FunctionDef, gast.expr)):
             todo.extend(children(node))
 
 

@@ -38,7 +38,7 @@ import gast
 from tangent_ad.errors import TangentADError
 from tangent_ad.frontend import closures, source
 from tangent_ad.frontend.static_scope import StaticScope
-from tangent_ad.nodes import name as _load, walk, fix_locations
+from tangent_ad.nodes import children, copy_tree, name as _load, walk, fix_locations
 from tangent_ad.registry import REGISTRY
 from tangent_ad.visitors import Transformer
 
@@ -68,8 +68,9 @@ def applied_makers(tree, ctx):
 
 
 def _written_out(tree, ctx, only_made):
+    parsed = {}  # callee -> its parsed tree, for every call of it
     for _ in range(ROUNDS):
-        inliner = _Inliner(StaticScope(tree, ctx), ctx, tree, only_made)
+        inliner = _Inliner(StaticScope(tree, ctx), ctx, tree, only_made, parsed)
         tree.body = inliner.block(tree.body)
         if not inliner.changed:
             break
@@ -106,16 +107,30 @@ class _Calls(Transformer):
         return node if inliner.only_made else inliner.inlined(node, before) or node
 
 
+def _def_names(stmts):
+    """The names of the defs in `stmts`, outside nested defs and lambdas. A
+    def is a statement: the expressions, most of the nodes, are not looked
+    into."""
+    names, todo = set(), list(stmts)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, gast.FunctionDef):
+            names.add(node.name)
+        elif not isinstance(node, gast.expr):
+            todo.extend(children(node))
+    return names
+
+
 class _Inliner:
-    def __init__(self, scope, ctx, tree, only_made=False):
+    def __init__(self, scope, ctx, tree, only_made=False, parsed=None):
         self.scope = scope
         self.ctx = ctx
         self.tree = tree
         self.only_made = only_made
+        self.parsed = {} if parsed is None else parsed
         self.changed = False
         # the names of the nested defs, kept as inlining adds some
-        self.def_names = {n.name for n in closures._walk_outside_functions(tree.body)
-                          if isinstance(n, gast.FunctionDef)}
+        self.def_names = _def_names(tree.body)
 
     def block(self, stmts):
         out = []
@@ -153,6 +168,14 @@ class _Inliner:
                                                     type_comment=None), call))
         return _Rename(renames).visit(made.body)
 
+    def parse(self, func):
+        """A copy of the tree of the function `func`: a function called in
+        several places (a layer of a network) is parsed once."""
+        tree = self.parsed.get(func)
+        if tree is None:
+            tree = self.parsed[func] = source.parse_function(func)[0]
+        return copy_tree(tree)
+
     def inlined(self, call, before, returns_function=False, applied_to=None):
         """The expression that replaces `call` after its callee's statements
         are added to `before`; None when the call is not inlined. With
@@ -164,7 +187,7 @@ class _Inliner:
                 or any(k.arg is None for k in call.keywords):
             return None
         try:
-            tree, _ = source.parse_function(func)
+            tree = self.parse(func)
         except TangentADError:
             return None
         body = tree.body[1:] if tree.body and _is_docstring(tree.body[0]) else tree.body

@@ -94,6 +94,39 @@ class _PassCaptures(Transformer):
         return node
 
 
+# (classes of the module, not made per call: a class is a reference cycle,
+# which only the collector frees, and it is paused while code is written)
+class _HeaderCopy(_PassCaptures):
+    """`_PassCaptures` for a header: each name it reads at its current
+    version (`Normalizer.header`)."""
+
+    def __init__(self, ctx, version):
+        super().__init__(ctx.resolved, version)
+        self.ctx = ctx
+
+    def visit_Name(self, node):
+        ctx, version = self.ctx, self.version
+        if node in ctx.resolved or not isinstance(node.ctx, gast.Load) or \
+                (node.id in ctx.namespace and node.id not in version):
+            return node
+        if node.id not in version:
+            raise UnsupportedSyntaxError(
+                f"'{node.id}' is used before it is assigned",
+                **ctx.where(node))
+        return name(version[node.id])
+
+
+class _VerbatimCopy(_PassCaptures):
+    """`_PassCaptures` for a statement kept as written: the names of the
+    function's variables it reads at their current versions
+    (`Normalizer.verbatim`)."""
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, gast.Load) and node.id in self.version:
+            return name(self.version[node.id])
+        return node
+
+
 class Normalizer(Desugar, CallArguments, Atoms):
     """Writes a function's statements in the core form, one at a time."""
 
@@ -274,40 +307,19 @@ class Normalizer(Desugar, CallArguments, Atoms):
     def header(self, node):
         """A copy of a branch or loop header with names at their current
         versions; headers are evaluated as written, never differentiated."""
-        version = self.version
-        ctx = self.ctx
-
-        class Rename(_PassCaptures):
-            def visit_Name(self, node):
-                if node in ctx.resolved or not isinstance(node.ctx, gast.Load) or \
-                        (node.id in ctx.namespace and node.id not in version):
-                    return node
-                if node.id not in version:
-                    raise UnsupportedSyntaxError(
-                        f"'{node.id}' is used before it is assigned",
-                        **ctx.where(node))
-                return name(version[node.id])
-
-        return Rename(ctx.resolved, version).visit(node)
+        return _HeaderCopy(self.ctx, self.version).visit(node)
 
     def verbatim(self, stmts):
         """User statements copied as they are, except that names of the
         function's variables read the versions current here."""
         version = dict(self.version)
-
-        class Rename(_PassCaptures):
-            def visit_Name(self, node):
-                if isinstance(node.ctx, gast.Load) and node.id in version:
-                    return name(version[node.id])
-                return node
-
         out = []
         for stmt in stmts:
             copies = {}
             copied = copy.deepcopy(stmt, copies)
             calls = {copies[id(n)]: self.ctx.resolved[n] for n in walk(stmt)
                      if isinstance(n, gast.Call) and n in self.ctx.resolved}
-            out.append(Rename(calls, version).visit(copied))
+            out.append(_VerbatimCopy(calls, version).visit(copied))
         return out
 
 

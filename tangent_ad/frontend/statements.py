@@ -132,33 +132,7 @@ class _Statements:
         if reads:
             self.refuse(stmt, "the walrus operator's name is read in the same statement",
                         "assign the value on its own line first")
-
-        class Hoist(Transformer):
-            def generic_visit(inner, node):
-                if isinstance(node, gast.BoolOp):  # its first operand always runs
-                    node.values[0] = inner.visit(node.values[0])
-                    return node
-                if isinstance(node, _OPAQUE):
-                    return node  # evaluated later, or not at all: left as written
-                return Transformer.generic_visit(inner, node)
-
-            def visit_NamedExpr(inner, node):
-                inner.generic_visit(node)
-                before.append(_located(gast.Assign(
-                    targets=[_store(node.target.id)], value=node.value, type_comment=None), node))
-                return _located(_load(node.target.id), node)
-
-            def visit_Call(inner, node):
-                inner.generic_visit(node)
-                if self.scope.is_builtin(node.func, functools.reduce):
-                    folded = self.reduce(node)
-                    if folded is not None:
-                        statements, name = folded
-                        before.extend(statements)
-                        return name
-                return node
-
-        return before, Hoist().visit(expr)
+        return before, _Hoist(self, before).visit(expr)
 
     def while_loop(self, stmt):
         stmt.body = self.block(stmt.body)
@@ -302,6 +276,42 @@ class _Statements:
         self.refuse(pattern, "this kind of 'case' pattern is not supported",
                     "match supports literals, '|', a name, '_' and 'if' guards; "
                     "write other tests as an if/elif chain")
+
+
+class _Hoist(Transformer):
+    """Replaces the walrus assignments and reduce calls of an expression by
+    the names that hold their values, their statements appended to
+    `before` (`_Statements.hoisted`). A class of the module, not one made
+    per call: a class is a reference cycle, which only the collector
+    frees, and it is paused while code is written (``collector``)."""
+
+    def __init__(self, statements, before):
+        self.statements = statements
+        self.before = before
+
+    def generic_visit(self, node):
+        if isinstance(node, gast.BoolOp):  # its first operand always runs
+            node.values[0] = self.visit(node.values[0])
+            return node
+        if isinstance(node, _OPAQUE):
+            return node  # evaluated later, or not at all: left as written
+        return Transformer.generic_visit(self, node)
+
+    def visit_NamedExpr(self, node):
+        self.generic_visit(node)
+        self.before.append(_located(gast.Assign(
+            targets=[_store(node.target.id)], value=node.value, type_comment=None), node))
+        return _located(_load(node.target.id), node)
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if self.statements.scope.is_builtin(node.func, functools.reduce):
+            folded = self.statements.reduce(node)
+            if folded is not None:
+                statements, name = folded
+                self.before.extend(statements)
+                return name
+        return node
 
 
 def _first_operand_walrus(node):

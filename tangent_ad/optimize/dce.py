@@ -26,24 +26,28 @@ statement is counted in ``ctx.rewrites`` (for the fixed point of
 import gast
 
 from tangent_ad import saves
-from tangent_ad.analysis import cfg, dataflow
+from tangent_ad.analysis import cfg, dataflow, statement_names
 from tangent_ad.limits import rounds
 from tangent_ad.nodes import is_comment, is_pop, is_push, statements
 
 
 # it leaves nothing dead, so the fixed point need not run it again to learn so
 IDEMPOTENT = True
+# it removes statements and sets blocks, and changes no node inside a simple
+# statement: nothing to report (``statement_names``)
+REPORTS_TOUCHED = True
 
 
 def run(tree, ctx=None):
     """Return `tree` (a FunctionDef) without its dead statements."""
-    removed, emptied = _run_once(tree)
+    names = statement_names.of_context(ctx)
+    removed, emptied = _run_once(tree, names)
     # An ``if`` is dropped once its branches are found empty, after the
     # liveness that counted its test as read (a replay's ``stack.pop()``, a
     # name copied only for a test): what only the test read dies then.
     if emptied:
         for _ in rounds("dead-code elimination (emptied branches)", _count_ifs(tree) + 1):
-            count, emptied = _run_once(tree)
+            count, emptied = _run_once(tree, names)
             removed += count
             if not emptied:
                 break
@@ -52,18 +56,19 @@ def run(tree, ctx=None):
     return tree
 
 
-def _run_once(tree):
+def _run_once(tree, names):
     """One elimination over `tree` and the functions nested in it: the
-    statements removed, and how many of them were emptied ``if``s."""
+    statements removed, and how many of them were emptied ``if``s
+    (`names`: see ``cfg.build``)."""
     pairs = saves.pairs(tree)
     dead_pushes, live_pops, removed, emptied = set(), set(), 0, 0
     for inner in [s for s in tree.body if isinstance(s, gast.FunctionDef)]:
         # a pullback's `back` first: its pops decide the outer pushes
-        remover, pops = _eliminate(inner, pairs, set(), set())
+        remover, pops = _eliminate(inner, pairs, set(), set(), names)
         dead_pushes |= remover.dead_pushes
         live_pops |= pops
         removed, emptied = removed + remover.removed, emptied + remover.emptied
-    remover, _ = _eliminate(tree, pairs, dead_pushes, live_pops)
+    remover, _ = _eliminate(tree, pairs, dead_pushes, live_pops, names)
     return removed + remover.removed, emptied + remover.emptied
 
 
@@ -71,7 +76,7 @@ def _count_ifs(tree):
     return sum(isinstance(s, gast.If) for s in statements(tree))
 
 
-def _eliminate(fdef, pairs, dead_pushes, live_pops):
+def _eliminate(fdef, pairs, dead_pushes, live_pops, names):
     """Remove dead statements from `fdef`; return the `_Remover` (the ids
     of the pushes whose pops were removed, how many statements went, how
     many emptied ``if``s) and the pops that stay.
@@ -83,7 +88,7 @@ def _eliminate(fdef, pairs, dead_pushes, live_pops):
     """
     pop_of = {id(push): pop for pop, pushes in pairs.items() for push in pushes}
     live_pops = set(live_pops)
-    graph = cfg.build(fdef)
+    graph = cfg.build(fdef, names)
     defs, uses, _ = dataflow.bit_sets(graph)
     push_uses = {node: uses[node] for node in graph.nodes if is_push(node.stmt)}
     pops = sum(isinstance(n.stmt, gast.Assign) and is_pop(n.stmt.value) for n in graph.nodes)
@@ -109,6 +114,7 @@ def _eliminate(fdef, pairs, dead_pushes, live_pops):
         if isinstance(stmt, gast.Assign) and is_pop(stmt.value):
             remover.dead_pushes.update(map(id, pairs[stmt]))
     fdef.body = remover.block(fdef.body)
+    graph.unlink()
     return remover, live_pops
 
 

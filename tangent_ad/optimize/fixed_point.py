@@ -12,9 +12,14 @@ cheaper than comparing a text of the whole tree after each round (`fingerprint`)
 again on a tree it has already left as it was. Call-time staging runs
 the same loop with its own pass in front (``staging.dispatch``), on a
 `Tally`: a context that counts and knows nothing else.
+
+Passes that all report the nodes they change (``REPORTS_TOUCHED``) share
+the names of each simple statement from one run to the next
+(``analysis.statement_names``), in ``ctx.facts`` while the loop runs.
 """
 import ast
 
+from tangent_ad.analysis import statement_names
 from tangent_ad.optimize import dce, propagate, simplify
 
 PASSES = (simplify, propagate, dce)
@@ -26,6 +31,16 @@ def run(tree, ctx, passes=None):
     `PASSES` by default) in turn until a run of all of them changes
     nothing (at most `MAX_ROUNDS` rounds)."""
     passes = PASSES if passes is None else passes
+    if not all(getattr(p, "REPORTS_TOUCHED", False) for p in passes):
+        return _rounds(tree, ctx, passes)
+    ctx.facts[statement_names.FACT] = statement_names.Names()
+    try:
+        return _rounds(tree, ctx, passes)
+    finally:
+        del ctx.facts[statement_names.FACT]
+
+
+def _rounds(tree, ctx, passes):
     quiet = 0  # passes in a row that have nothing left to change
     for step in range(MAX_ROUNDS * len(passes)):
         before, current = ctx.rewrites, passes[step % len(passes)]

@@ -9,27 +9,34 @@ An operation on two numbers that the propagated constants complete
 (``t = 1.0 + 0.01`` once ``0.01`` came in) is folded on the spot
 (``simplify.folded``), so that a chain of constants settles in one run.
 Each replaced read, fold and dropped self-copy (``x = x``) is counted in
-``ctx.rewrites`` (for the fixed point of ``fixed_point``).
+``ctx.rewrites`` (for the fixed point of ``fixed_point``), and each node
+whose field it sets is reported to the passes' ``statement_names``.
 """
 import gast
 
+from tangent_ad.analysis import statement_names
 from tangent_ad.nodes import clone, is_push, writes
 from tangent_ad.optimize.simplify import folded
+
+# every node whose field it sets is reported (``statement_names``)
+REPORTS_TOUCHED = True
 
 
 def run(tree, ctx=None):
     """Return `tree` with copies and constants propagated."""
-    rewrites, _ = _block(tree.body)
+    rewrites, _ = _block(tree.body, statement_names.of_context(ctx))
     if ctx is not None:
         ctx.count_rewrites(rewrites)
     return tree
 
 
-def _block(stmts):
+def _block(stmts, names):
     """Propagate within `stmts` (in place); return the number of rewrites
     and the names `stmts` bind. A compound statement's names are its
     blocks' (found when they were visited) and its header's: asking
-    `writes` of it would walk its blocks again at every level they nest."""
+    `writes` of it would walk its blocks again at every level they nest.
+    `names` (``statement_names``) tells a simple statement's names and
+    hears of each node changed."""
     count = len(stmts)
     stmts[:] = [s for s in stmts if not _self_copy(s)]
     rewrites = count - len(stmts)
@@ -40,18 +47,19 @@ def _block(stmts):
         if blocks:
             assigned = set()
             for sub in blocks:
-                inner, names = _block(sub)
+                inner, bound = _block(sub, names)
                 rewrites += inner
-                assigned |= names
+                assigned |= bound
             assigned |= _header_writes(stmt)
         else:
-            rewrites += _replace_reads(stmt, copies.known)
+            rewrites += _replace_reads(stmt, copies.known, names.touched)
             if isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.BinOp):
                 number = folded(stmt.value)  # ``t = 1.0 + 0.5`` once 0.5 came in
                 if number is not None:
                     stmt.value = number
+                    names.touched(stmt)
                     rewrites += 1
-            assigned = writes(stmt)
+            assigned = names.of(stmt).binds
         copies.forget(assigned)
         written |= assigned
         if not blocks and isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
@@ -98,8 +106,14 @@ _BLOCK_FIELDS = ("body", "orelse", "finalbody")
 
 
 def _child_blocks(stmt):
+    if stmt.__class__ in _SIMPLE:
+        return ()
     return [getattr(stmt, f) for f in _BLOCK_FIELDS
             if isinstance(getattr(stmt, f, None), list)]
+
+
+# the statements most of a derivative is made of, none with a block inside
+_SIMPLE = frozenset((gast.Assign, gast.Expr, gast.Return))
 
 
 def _header_writes(stmt):
@@ -119,9 +133,10 @@ def _atom_name(node):
     return node.id if isinstance(node, gast.Name) else None
 
 
-def _replace_reads(stmt, known):
+def _replace_reads(stmt, known, touched):
     """Replace the reads of known copies in `stmt`'s value (in place, one
-    walk, no visitor class); return how many."""
+    walk, no visitor class), calling `touched` with each node changed;
+    return how many."""
     if not known or is_push(stmt) or not isinstance(stmt, (gast.Assign, gast.Return, gast.Expr)) \
             or stmt.value is None:
         # a push saves the variable it names, to be restored into that same
@@ -129,6 +144,7 @@ def _replace_reads(stmt, known):
         return 0
     if _known_read(stmt.value, known):
         stmt.value = clone(known[stmt.value.id])
+        touched(stmt)
         return 1
     replaced = 0
     todo = [stmt.value]
@@ -140,12 +156,14 @@ def _replace_reads(stmt, known):
                 for i, item in enumerate(value):
                     if _known_read(item, known):
                         value[i] = clone(known[item.id])
+                        touched(node)
                         replaced += 1
                     elif isinstance(item, gast.AST):
                         todo.append(item)
             elif isinstance(value, gast.AST):
                 if _known_read(value, known):
                     setattr(node, field, clone(known[value.id]))
+                    touched(node)
                     replaced += 1
                 else:
                     todo.append(value)

@@ -19,7 +19,9 @@ Rewrites, each keeping values, shapes and dtypes:
 ``0 * x`` is never folded to ``0``: for an array that would change the
 shape. The invariant needed is the differentiators' output; the one
 established is that none of the patterns above remains. Each rewrite is
-counted in ``ctx.rewrites`` (for the fixed point of ``fixed_point``).
+counted in ``ctx.rewrites`` (for the fixed point of ``fixed_point``), and
+each node whose field it sets is reported to the passes'
+``statement_names``.
 """
 import copy
 import operator
@@ -27,12 +29,15 @@ import operator
 import gast
 import numpy as np
 
-from tangent_ad.nodes import call_name, child_fields, name_nodes, statements, walk
+from tangent_ad.analysis import statement_names
+from tangent_ad.nodes import call_name, child_fields, children, statements, walk
 from tangent_ad.analysis.shapes import ShapeClasses
 
 # one run leaves none of the patterns above (the invariant established), so
 # the fixed point need not run it again to learn that it changes nothing
 IDEMPOTENT = True
+# every node whose field it sets is reported (``statement_names``)
+REPORTS_TOUCHED = True
 
 _FOLD = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
          gast.Div: operator.truediv, gast.Pow: operator.pow}
@@ -46,17 +51,20 @@ _SHAPE_READERS = {"np.full_like", "np.zeros_like", "np.ones_like", "np.size", "s
 
 def run(tree, ctx):
     """Return `tree` with the rewrites above applied once everywhere."""
-    assigns = [n for n in statements(tree) if isinstance(n, gast.Assign)]
-    shapes = ShapeClasses(tree, ctx, assigns)
+    inside = statements(tree)
+    assigns = [n for n in inside if isinstance(n, gast.Assign)]
+    shapes = ShapeClasses(tree, ctx, assigns, inside)
     derivative = ctx.namer.derivative_names() if ctx is not None and ctx.namer else set()
-    simplifier = _Simplifier(shapes, _shape_sources(tree, assigns), derivative | {"bresult"})
+    names = statement_names.of_context(ctx)
+    simplifier = _Simplifier(shapes, _shape_sources(tree, assigns, names),
+                             derivative | {"bresult"}, names.touched)
     tree = simplifier.visit(tree)
     if ctx is not None:
         ctx.count_rewrites(simplifier.rewrites)
     return tree
 
 
-def _shape_sources(tree, assigns):
+def _shape_sources(tree, assigns, names=statement_names.FRESH):
     """name -> an earlier name with the same shape and dtype, for names
     assigned once from an elementwise operation on that name and Python
     numbers (``t2 = t * 2.0``, ``t = np.tanh(x)``). Reading the shape from
@@ -66,8 +74,9 @@ def _shape_sources(tree, assigns):
     a loop target or a restore from the stack counts as a binding): a
     rebound source may have another shape where the read is, and a
     parameter rebound from its own temporary (``t = np.tanh(v)`` then
-    ``v = 1.5 + t``) would make the two names each other's source."""
-    counts = _bindings(tree)
+    ``v = 1.5 + t``) would make the two names each other's source.
+    (`names`: see `_bindings`.)"""
+    counts = _bindings(tree, names)
     defs = {}
     for node in assigns:
         if len(node.targets) == 1 and isinstance(node.targets[0], gast.Name):
@@ -93,14 +102,30 @@ def _shape_sources(tree, assigns):
     return sources
 
 
-def _bindings(tree):
+def _bindings(tree, names=statement_names.FRESH):
     """{name: how many times it is bound} over `tree`, nested functions
-    included (their names may be the enclosing function's, nonlocal)."""
+    included (their names may be the enclosing function's, nonlocal). An
+    assignment, expression statement or return tells its bindings through
+    `names` (``statement_names``: kept from one run to the next); the rest
+    of the tree is walked."""
     counts = {}
-    for node in name_nodes(tree):
-        if isinstance(node.ctx, (gast.Store, gast.Param)):
-            counts[node.id] = counts.get(node.id, 0) + 1
+    get = counts.get
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        cls = node.__class__
+        if cls in _SIMPLE_STATEMENTS:
+            for identifier in names.of(node).bound:
+                counts[identifier] = get(identifier, 0) + 1
+        elif cls is gast.Name:
+            if isinstance(node.ctx, (gast.Store, gast.Param)):
+                counts[node.id] = get(node.id, 0) + 1
+        else:
+            todo.extend(children(node))
     return counts
+
+
+_SIMPLE_STATEMENTS = frozenset((gast.Assign, gast.Expr, gast.Return))
 
 
 def folded(node):
@@ -148,14 +173,13 @@ class _Simplifier:
     types are rewritten, and the generic visitor's dispatch and field
     iteration made up most of the pass's time."""
 
-    def __init__(self, shapes, shape_sources, derivative_names=()):
+    def __init__(self, shapes, shape_sources, derivative_names=(),
+                 touched=statement_names.FRESH.touched):
         self.shapes = shapes
         self.shape_sources = shape_sources
         self.derivative_names = derivative_names
+        self.touched = touched  # called with each node whose field is set
         self.rewrites = 0
-        self.rewrite = {gast.BinOp: self._binop, gast.UnaryOp: self._unaryop,
-                        gast.Call: self._call, gast.Compare: self._compare,
-                        gast.IfExp: self._ifexp}
 
     def visit(self, node):
         """`node` with its subtrees simplified, or the node replacing it."""
@@ -165,11 +189,17 @@ class _Simplifier:
             if value.__class__ is list:
                 for i, item in enumerate(value):
                     if item.__class__ not in _LEAVES and isinstance(item, gast.AST):
-                        value[i] = self.visit(item)
+                        new = self.visit(item)
+                        if new is not item:
+                            value[i] = new
+                            self.touched(node)
             elif value.__class__ not in _LEAVES and isinstance(value, gast.AST):
-                values[field] = self.visit(value)
-        rewrite = self.rewrite.get(node.__class__)
-        return node if rewrite is None else self._rewritten(node, rewrite(node))
+                new = self.visit(value)
+                if new is not value:
+                    values[field] = new
+                    self.touched(node)
+        rewrite = _REWRITES.get(node.__class__)
+        return node if rewrite is None else self._rewritten(node, rewrite(self, node))
 
     def _ifexp(self, node):
         """``a if 1 else b`` -> ``a``: a template's choice by a constant
@@ -241,7 +271,10 @@ class _Simplifier:
         name = call_name(node)
         args = node.args
         if name in _SHAPE_READERS and args:
-            args[0] = self._rewritten(args[0], self._shape_source(args[0]))
+            source = self._shape_source(args[0])
+            if source is not args[0]:
+                args[0] = self._rewritten(args[0], source)
+                self.touched(node)
         if name == "unbroadcast" and len(args) == 2 and \
                 self.shapes.same(args[0], args[1]):
             return args[0]
@@ -270,6 +303,12 @@ class _Simplifier:
                              args=[args[0], g, x, index], keywords=[])
         return node
 
+
+# node class -> the rewrite of such a node: functions, not bound methods,
+# which would put each simplifier in a reference cycle (``collector``)
+_REWRITES = {gast.BinOp: _Simplifier._binop, gast.UnaryOp: _Simplifier._unaryop,
+             gast.Call: _Simplifier._call, gast.Compare: _Simplifier._compare,
+             gast.IfExp: _Simplifier._ifexp}
 
 # nodes with nothing inside to simplify, and no rewrite of their own
 _LEAVES = frozenset((gast.Name, gast.Constant))
