@@ -156,8 +156,15 @@ def guarded(stmt, record, code, zeros):
     kept = 1 if recompute is not None else 0
     test = gast.Compare(left=name(back), ops=[gast.IsNot()], comparators=[const(None)])
     guard = gast.If(test=test, body=code[kept:], orelse=zeros)
-    setattr(guard, GUARD, (recompute or stmt.value).func.id)
+    setattr(guard, GUARD, called_pullback(stmt, record))
     return code[:kept] + [guard]
+
+
+def called_pullback(stmt, record):
+    """The generated name of the pullback that the rewritten call `stmt`
+    (or, checkpointed, the adjoint's recomputation) calls."""
+    recompute = record[2]
+    return (recompute or stmt.value).func.id
 
 
 def _bind(func, call, where):

@@ -74,6 +74,9 @@ class _Reverse:
         params = [a.id for a in self.tree.args.args]
         saving.prepare_loops(body, self.ctx)
         self.pullbacks = calls.rewrite_calls(body[:-1], self.ctx, self.active)
+        self.ctx.facts[zero_backs.CALLED] = [calls.called_pullback(stmt, record)
+                                             for stmt, record in self.pullbacks.items()]
+        self.ctx.facts[zero_backs.GUARDS] = []
         sequences = containers.sequence_operations(body)
         self.structured = containers.may_hold_containers(body, self.ctx, self.pullbacks,
                                                          sequences)
@@ -190,7 +193,9 @@ class _Reverse:
         that may not exist there."""
         if not first <= self.surely:
             return code
-        return calls.guarded(stmt, self.pullbacks[stmt], code, [self.zeros(v) for v in sorted(first)])
+        code = calls.guarded(stmt, self.pullbacks[stmt], code, [self.zeros(v) for v in sorted(first)])
+        self.ctx.facts[zero_backs.GUARDS].append(code[-1])
+        return code
 
     def expand(self, stmt, target):
         """The template expansion for one core assignment."""

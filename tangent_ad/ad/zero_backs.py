@@ -41,6 +41,8 @@ from tangent_ad import saves
 from tangent_ad.nodes import const, copy_tree, find_all, is_comment
 
 GUARD = "zero_guard"  # the attribute naming the pullback whose back a guard calls
+GUARDS = "zero_guards"  # the fact listing the guards reverse mode wrote for a function
+CALLED = "pullbacks_called"  # the fact listing the pullbacks its calls call, once per call
 ZERO = "zero_adjoint"  # the attribute reverse mode declares its zeros with
 _COMPOUND = (gast.If, gast.For, gast.While, gast.With, gast.FunctionDef)
 
@@ -49,11 +51,11 @@ def run(trees, contexts):
     """`trees`, the reverse-mode trees of one unit (`contexts` their
     contexts), with the guards of pullbacks that may return no back kept
     and those pullbacks returning early; others' guards written out."""
-    guards = [g for tree in trees for g in find_all(tree, gast.If) if hasattr(g, GUARD)]
-    guarded = collections.Counter(getattr(g, GUARD) for g in guards)
-    called = collections.Counter(
-        c.func.id for tree in trees for c in find_all(tree, gast.Call)
-        if isinstance(c.func, gast.Name) and c.func.id in guarded)
+    if not any(c.facts.get(GUARDS) for c in contexts):
+        return trees  # (a loop's adjoint may be written twice: the trees say which guards stay)
+    guarded = collections.Counter(getattr(g, GUARD) for tree, c in zip(trees, contexts)
+                                  if c.facts.get(GUARDS) for g in _guards(tree.body))
+    called = collections.Counter(name for c in contexts for name in c.facts.get(CALLED, ()))
     early = set()
     for tree, ctx in zip(trees, contexts):
         if ctx.kind != "pullback" or guarded[tree.name] != called[tree.name] or \
@@ -63,8 +65,9 @@ def run(trees, contexts):
         if way is not None:
             _return_early(tree, *way)
             early.add(tree.name)
-    for tree in trees:
-        _write_out(tree, early)
+    for tree, ctx in zip(trees, contexts):
+        if ctx.facts.get(GUARDS):
+            _write_out(tree, early)
     return trees
 
 
@@ -163,6 +166,15 @@ def _drop_saves(tree, sites):
             if any(saves.site_of(s) in sites for s in stmts):
                 setattr(node, field, [s for s in stmts if saves.site_of(s) not in sites]
                         or [gast.Pass()])
+
+
+def _guards(stmts):
+    """The guards among `stmts` and the statements inside them."""
+    for stmt in stmts:
+        if hasattr(stmt, GUARD):
+            yield stmt
+        for field in ("body", "orelse", "finalbody"):
+            yield from _guards(getattr(stmt, field, None) or [])
 
 
 def _write_out(tree, early):
