@@ -187,3 +187,43 @@ def test_hessian_vector_product_and_grad_of_grad_of_a_tree():
     expected = (g(W + eps * v) - g(W - eps * v)) / (2 * eps)
     np.testing.assert_allclose(tad.hvp(loss_of_W)(W, v), expected, rtol=1e-6, atol=1e-8)
     check_grads(squared_gradient, tad.grad(squared_gradient), (W,))
+
+
+def even(x, n):
+    if n == 0:
+        return np.ones_like(x)
+    return np.sin(x) * odd(x, n - 1)
+
+
+def odd(x, n):
+    if n == 0:
+        return np.zeros_like(x) + 2.0
+    return np.cos(x) + even(x, n - 1)
+
+
+def mutual(x):
+    return np.sum(even(x, 5))
+
+
+def pair(x, n):
+    if n == 0:
+        return 1.0, 2.0
+    a, b = pair(x, n - 1)
+    return a * x, b + np.sin(x)
+
+
+def pair_loss(x):
+    a, b = pair(x, 3)
+    return np.sum(a * b)
+
+
+@pytest.mark.parametrize("func", [mutual, pair_loss])
+def test_mutual_recursion_and_a_pair_of_results(func):
+    x = np.array([0.3, -0.7, 1.1])
+    df = tad.grad(func)
+    for _ in range(3):  # general, then staged
+        check_grads(func, df, (x,))
+    assert ", None" in tad.show_source(df)
+    v = np.array([0.2, 0.5, -1.0])
+    expected = (df(x + 1e-6 * v) - df(x - 1e-6 * v)) / 2e-6
+    np.testing.assert_allclose(tad.hvp(func)(x, v), expected, rtol=1e-6, atol=1e-8)
