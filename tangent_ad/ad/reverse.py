@@ -379,8 +379,13 @@ def conjugate_complex_results(tree, ctx):
         ret.value.elts[1] = call("conj_complex", results)
     else:
         ret.value = call("conj_complex", results)
-    tree.body[-1:-1] = [comment(COMPLEX_NOTE)] + stmts
-    return fix_locations(tree)
+    added = [comment(COMPLEX_NOTE)] + stmts
+    tree.body[-1:-1] = added
+    for stmt in added:  # only these and the return have new nodes to place
+        gast.copy_location(stmt, tree)
+        fix_locations(stmt)
+    fix_locations(ret)
+    return tree
 
 
 def _function(fname, args, defaults, body):
