@@ -51,20 +51,19 @@ def collect(fdef, func):
     ``lambda_<n>``. The map also holds each Lambda node, so that the
     normalizer can put a lifted def in its place.
     """
+    nodes = list(_walk_outside_functions(fdef.body))  # one walk, read four times
     parent_locals = {a.id for a in fdef.args.args} | {
-        n.id for n in _walk_outside_functions(fdef.body)
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-    parent_locals |= {s.name for s in _walk_outside_functions(fdef.body)
-                      if isinstance(s, gast.FunctionDef)}
+        n.id for n in nodes if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    parent_locals |= {s.name for s in nodes if isinstance(s, gast.FunctionDef)}
     found, count = {}, 0
-    for node in _walk_outside_functions(fdef.body):
+    for node in nodes:
         if isinstance(node, gast.FunctionDef):
             found[node.name] = found[node] = _lift(node, parent_locals, func)
         elif isinstance(node, gast.Assign) and isinstance(node.value, gast.Lambda) \
                 and isinstance(node.targets[0], gast.Name):
             lifted = _lift(_as_def(node.targets[0].id, node.value), parent_locals, func)
             found[node.targets[0].id] = found[node.value] = lifted
-    for node in _walk_outside_functions(fdef.body):
+    for node in nodes:
         if isinstance(node, gast.Lambda) and node not in found:
             count += 1
             found[node] = _lift(_as_def(f"lambda_{count}", node), parent_locals, func)
