@@ -47,6 +47,7 @@ _BUILTIN_MODULES = (
     "tangent_ad.templates.numpy_arrays_forward",
     "tangent_ad.templates.builtins_forward",
     "tangent_ad.templates.runtime_forward",
+    "tangent_ad.templates.runtime_linalg_forward",
     "tangent_ad.templates.function_values",
 )
 

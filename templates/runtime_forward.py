@@ -15,7 +15,9 @@ The others: the slopes ``dsinc`` and ``digamma`` have slopes of their own
 (``d2sinc``, ``trigamma``, ``tetragamma``); the adjoints of a norm, an einsum, a solve and
 the decompositions (Cholesky, eigh) have tangents written as runtime
 helpers (``jvp_grad_norm``, ``jvp_grad_cholesky``, ...); helpers that
-compute axes, counts or fractions do not vary.
+compute axes, counts or fractions do not vary. The rules of the
+linear-algebra helpers (products' and decompositions' adjoints) are in
+``runtime_linalg_forward.py``.
 
 The helpers of forward-mode code itself that are linear in the tangent
 they carry (``broadcast_like``, ``jvp_mean``, ``tangent_array``) have
@@ -29,22 +31,15 @@ import numpy as np
 
 from tangent_ad.registry import tangent
 from tangent_ad.runtime import (
-    abs_slope, abs_slope_curvature, accumulate, broadcast_like, cast_like, conj_complex, d2sinc, digamma, dsinc, sigmoid,
-    float_argument, grad_cholesky, grad_cholesky_triangle, grad_dot_lhs, grad_dot_rhs, grad_eigh_pair, grad_einsum, grad_kron_lhs,
-    grad_kron_rhs, grad_matmul_lhs, grad_matmul_rhs, grad_norm, grad_solve_lhs, product_triangle,
-    grad_solve_rhs, grad_tensordot_lhs, grad_tensordot_rhs, inverse_permutation,
-    jvp_abs_slope, jvp_einsum, jvp_grad_cholesky, jvp_grad_eigh, jvp_grad_einsum, jvp_grad_norm,
-    jvp_jvp_einsum,
-    jvp_grad_solve_rhs, jvp_mean, linspace_fraction, matrix_transpose, segment_length,
-    tangent_array, tetragamma, trigamma, unarray, unatleast, unblock_diag, uncumsum, unconcatenate, undiag,
-    undiagonal, undiff, unconverted, unbuilt, built_tangent, unfield, unindex, unindex_container, accumulate_at,
-    iterated_tangent,
-    converted_tangent,
-    uniterated, unpad, unreduce,
-    unreduce_max, unaverage, unplus, unreduce_mean, unreduce_median, unreduce_var, unrepeat,
-    untimes, unweights, weights_like, unrollaxis, unsort, unstack, unsum, untake,
-    untake_along_axis, untile, untriangle, unbroadcast, zero_tangent, zeroed,
-    zeros_like)
+    abs_slope, abs_slope_curvature, accumulate, accumulate_at, broadcast_like, built_tangent,
+    cast_like, conj_complex, converted_tangent, d2sinc, digamma, dsinc, float_argument,
+    grad_norm, inverse_permutation, iterated_tangent, jvp_abs_slope, jvp_grad_norm, jvp_mean,
+    linspace_fraction, matrix_transpose, segment_length, sigmoid, tangent_array, tetragamma,
+    trigamma, unarray, unatleast, unaverage, unblock_diag, unbroadcast, unbuilt, unconcatenate,
+    unconverted, uncumsum, undiag, undiagonal, undiff, unfield, unindex, unindex_container,
+    uniterated, unpad, unplus, unreduce, unreduce_max, unreduce_mean, unreduce_median,
+    unreduce_var, unrepeat, unrollaxis, unsort, unstack, unsum, untake, untake_along_axis,
+    untile, untimes, unweights, weights_like, zero_tangent, zeroed, zeros_like)
 
 d = None  # d[x] is the tangent of x; templates are parsed, never run
 
@@ -338,103 +333,6 @@ def trigamma_rule(result, x):
 def grad_norm_rule(result, g, norm, x, ord=None, axis=None, keepdims=False):
     """g times the slope of the norm, which depends on x and the norm."""
     d[result] = jvp_grad_norm(d[g], d[norm], d[x], g, norm, x, ord, axis, keepdims)
-
-
-# ---- adjoints of the operands of products: linear in the other operand -----
-
-@tangent(grad_matmul_lhs)
-def grad_matmul_lhs_rule(result, g, a, b):
-    d[result] = grad_matmul_lhs(d[g], a, b) + grad_matmul_lhs(g, a, d[b])
-
-
-@tangent(grad_matmul_rhs)
-def grad_matmul_rhs_rule(result, g, a, b):
-    d[result] = grad_matmul_rhs(d[g], a, b) + grad_matmul_rhs(g, d[a], b)
-
-
-@tangent(grad_dot_lhs)
-def grad_dot_lhs_rule(result, g, a, b):
-    d[result] = grad_dot_lhs(d[g], a, b) + grad_dot_lhs(g, a, d[b])
-
-
-@tangent(grad_dot_rhs)
-def grad_dot_rhs_rule(result, g, a, b):
-    d[result] = grad_dot_rhs(d[g], a, b) + grad_dot_rhs(g, d[a], b)
-
-
-@tangent(grad_tensordot_lhs)
-def grad_tensordot_lhs_rule(result, g, a, b, axes=2):
-    d[result] = grad_tensordot_lhs(d[g], a, b, axes) + grad_tensordot_lhs(g, a, d[b], axes)
-
-
-@tangent(grad_tensordot_rhs)
-def grad_tensordot_rhs_rule(result, g, a, b, axes=2):
-    d[result] = grad_tensordot_rhs(d[g], a, b, axes) + grad_tensordot_rhs(g, d[a], b, axes)
-
-
-@tangent(grad_kron_lhs)
-def grad_kron_lhs_rule(result, g, a, b):
-    d[result] = grad_kron_lhs(d[g], a, b) + grad_kron_lhs(g, a, d[b])
-
-
-@tangent(grad_kron_rhs)
-def grad_kron_rhs_rule(result, g, a, b):
-    d[result] = grad_kron_rhs(d[g], a, b) + grad_kron_rhs(g, d[a], b)
-
-
-@tangent(grad_einsum)
-def grad_einsum_rule(result, g, operands):
-    d[result] = jvp_grad_einsum(d[g], d[operands], g, operands)
-
-
-@tangent(jvp_einsum)
-def jvp_einsum_rule(result, tangents, operands):
-    d[result] = jvp_jvp_einsum(d[tangents], d[operands], tangents, operands)
-
-
-@tangent(grad_solve_rhs)
-def grad_solve_rhs_rule(result, g, a, x):
-    """result solves a^T result = g."""
-    d[result] = jvp_grad_solve_rhs(d[g], d[a], result, a, x)
-
-
-@tangent(grad_solve_lhs)
-def grad_solve_lhs_rule(result, gb, a, x):
-    """-gb x^T: linear in gb and in x."""
-    d[result] = grad_solve_lhs(d[gb], a, x) + grad_solve_lhs(gb, a, d[x])
-
-
-@tangent(product_triangle)
-def product_triangle_rule(result, a, b, lower=True, like=None):
-    """tril(a b^T): linear in a and in b (`like` sets the memory order only)."""
-    d[result] = product_triangle(d[a], b, lower, like) + product_triangle(a, d[b], lower, like)
-
-
-# ---- adjoints of the decompositions ----------------------------------------------
-
-@tangent(grad_cholesky)
-def grad_cholesky_rule(result, g, lower, upper=False):
-    """Linear in g; the factor enters through L^T g and through L^-1."""
-    d[result] = jvp_grad_cholesky(d[g], d[lower], result, g, lower, upper)
-
-
-@tangent(grad_cholesky_triangle)
-def grad_cholesky_triangle_rule(result, g, lower, upper=False):
-    """untriangle(grad_cholesky(g, lower, upper), upper); untriangle is linear."""
-    d[result] = untriangle(jvp_grad_cholesky(d[g], d[lower], grad_cholesky(g, lower, upper), g,
-                                             lower, upper), upper)
-
-
-@tangent(grad_eigh_pair)
-def grad_eigh_pair_rule(result, g, eigen):
-    """Linear in g; the eigenvalues enter through 1 / (w_j - w_i), the
-    eigenvectors through V (...) V^T."""
-    d[result] = jvp_grad_eigh(d[g], d[eigen], g, eigen)
-
-
-@tangent(untriangle)
-def untriangle_rule(result, s, upper=False):
-    d[result] = untriangle(d[s], upper)
 
 
 # ---- forward-mode helpers: linear in the tangent they carry ----------------

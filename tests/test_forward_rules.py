@@ -92,7 +92,8 @@ def test_forward_rule_float32(spec, forward_rule_functions):
 
 
 def test_every_forward_rule_has_a_spec():
-    """The rules of the runtime helpers (in runtime_forward.py, or beside
+    """The rules of the runtime helpers (in runtime_forward.py and
+    runtime_linalg_forward.py, or beside
     the rules of their family, e.g. numpy_fft_forward.py) are checked
     through jvp of gradients instead (tests/test_forward.py and the
     second-order tests of test_numpy_rules.py)."""
