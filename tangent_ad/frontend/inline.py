@@ -37,6 +37,7 @@ import gast
 
 from tangent_ad.errors import TangentADError
 from tangent_ad.frontend import closures, source
+from tangent_ad.frontend.inline_names import Rename, free_names, local_names, relocate, relocate_new, store
 from tangent_ad.frontend.static_scope import StaticScope
 from tangent_ad.nodes import children, copy_tree, name as _load, walk, fix_locations
 from tangent_ad.registry import REGISTRY
@@ -164,9 +165,9 @@ class _Inliner:
         renames = {}
         for param, arg in zip(made.args.args, call.args):
             renames[param.id] = self.scope.fresh(param.id)
-            before.append(_relocate_new(gast.Assign(targets=[_store(renames[param.id])], value=arg,
+            before.append(relocate_new(gast.Assign(targets=[store(renames[param.id])], value=arg,
                                                     type_comment=None), call))
-        return _Rename(renames).visit(made.body)
+        return Rename(renames).visit(made.body)
 
     def parse(self, func):
         """A copy of the tree of the function `func`: a function called in
@@ -199,8 +200,8 @@ class _Inliner:
             return None
         if applied_to is not None and not _plain_lambda(body, applied_to):
             return None
-        local = _locals(tree)
-        globals_read = self.globals_read(func, _free_names(tree.body, local))
+        local = local_names(tree)
+        globals_read = self.globals_read(func, free_names(tree.body, local))
         if globals_read is None:
             return None
         try:
@@ -235,13 +236,13 @@ class _Inliner:
             if p not in stored and self.scope.is_function(v):
                 renames[p] = v
                 assigned.remove((p, v))
-        statements = [gast.Assign(targets=[_store(renames[p])], value=v, type_comment=None)
+        statements = [gast.Assign(targets=[store(renames[p])], value=v, type_comment=None)
                       for p, v in assigned]
-        renamed = [_Rename(renames).visit(copy.deepcopy(s)) for s in body]
+        renamed = [Rename(renames).visit(copy.deepcopy(s)) for s in body]
         for stmt in renamed:
-            _relocate(stmt, call)
+            relocate(stmt, call)
         for stmt in statements:
-            _relocate_new(stmt, call)
+            relocate_new(stmt, call)
         before.extend(statements + renamed[:-1])
         self.def_names |= {n.name for n in closures._walk_outside_functions(renamed)
                            if isinstance(n, gast.FunctionDef)}
@@ -255,8 +256,8 @@ class _Inliner:
             label = self.scope.fresh(f"{tree.name}_result")
             self.def_names.add(label)
             ret = gast.Return(value=result.body)
-            before.append(_relocate_new(gast.FunctionDef(
-                name=label, args=result.args, body=[_relocate_new(ret, call)],
+            before.append(relocate_new(gast.FunctionDef(
+                name=label, args=result.args, body=[relocate_new(ret, call)],
                 decorator_list=[], returns=None, type_comment=None, type_params=[]), call))
             result = gast.copy_location(gast.Name(id=label, ctx=gast.Load(), annotation=None,
                                                   type_comment=None), call)
@@ -365,99 +366,3 @@ def _returns_function(body):
     value = body[-1].value
     defs = {s.name for s in body if isinstance(s, gast.FunctionDef)}
     return isinstance(value, gast.Lambda) or (isinstance(value, gast.Name) and value.id in defs)
-
-
-def _locals(tree):
-    names = {a.id for a in tree.args.args}
-    for node in closures._walk_outside_functions(tree.body):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
-            names.add(node.id)
-        elif isinstance(node, gast.FunctionDef):
-            names.add(node.name)
-    return names
-
-
-def _free_names(stmts, bound):
-    """The names read in `stmts` that neither `bound` nor a nested def,
-    lambda or comprehension around the read binds."""
-    free = set()
-    todo = [(node, frozenset(bound)) for node in stmts]
-    while todo:
-        node, names = todo.pop()
-        if isinstance(node, gast.Name):
-            if isinstance(node.ctx, gast.Load) and node.id not in names:
-                free.add(node.id)
-            continue
-        if isinstance(node, (gast.FunctionDef, gast.Lambda)):
-            own = {a.id for a in node.args.args}
-            body = node.body if isinstance(node.body, list) else [node.body]
-            own |= {n.id for b in body for n in closures._walk_outside_functions([b])
-                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-            todo.extend((d, names) for d in node.args.defaults)
-            todo.extend((b, names | own) for b in body)
-            continue
-        if isinstance(node, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)):
-            names = names | {n.id for g in node.generators for n in walk(g.target)
-                             if isinstance(n, gast.Name)}
-        todo.extend((child, names) for child in gast.iter_child_nodes(node))
-    return free
-
-
-class _Rename(Transformer):
-    """Rename the callee's variables; a nested def or lambda keeps the
-    names it binds itself."""
-
-    def __init__(self, renames):
-        self.renames = renames
-
-    def visit_Name(self, node):
-        new = self.renames.get(node.id)
-        if isinstance(new, gast.expr):  # a known function passed in, a global of the callee's
-            return gast.copy_location(copy.deepcopy(new), node)
-        if new is not None:
-            node.id = new
-        return node
-
-    def _inner(self, node, params):
-        own = {p.id for p in params}
-        if isinstance(node, gast.FunctionDef):
-            own |= {n.id for n in closures._walk_outside_functions(node.body)
-                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-        return _Rename({k: v for k, v in self.renames.items() if k not in own})
-
-    def visit_FunctionDef(self, node):
-        node.name = self.renames.get(node.name, node.name)
-        inner = self._inner(node, node.args.args)
-        node.args.defaults = [self.visit(d) for d in node.args.defaults]
-        node.body = [inner.visit(s) for s in node.body]
-        return node
-
-    def visit_Lambda(self, node):
-        inner = self._inner(node, node.args.args)
-        node.body = inner.visit(node.body)
-        return node
-
-
-def _relocate(node, where):
-    """Give every node of the callee's tree the call's location: the
-    callee's own line numbers are of another function's source."""
-    for sub in walk(node):
-        if hasattr(sub, "lineno") or isinstance(sub, (gast.expr, gast.stmt)):
-            gast.copy_location(sub, where)
-            sub.end_lineno = getattr(where, "end_lineno", None)
-            sub.end_col_offset = getattr(where, "end_col_offset", None)
-    return node
-
-
-def _relocate_new(stmt, where):
-    """Locate the new assignment at the call (its value keeps its own)."""
-    gast.copy_location(stmt, where)
-    stmt.end_lineno = getattr(where, "end_lineno", None)
-    stmt.end_col_offset = getattr(where, "end_col_offset", None)
-    for target in getattr(stmt, "targets", ()):
-        gast.copy_location(target, where)
-    return stmt
-
-
-def _store(identifier):
-    return gast.Name(id=identifier, ctx=gast.Store(), annotation=None, type_comment=None)
