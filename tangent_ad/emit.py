@@ -37,9 +37,18 @@ _MARKER_LINE = re.compile(r"^(\s*)" + COMMENT_MARKER + r"\((\d+)\)\s*$")
 def run(tree, ctx=None):
     """Return the source text of the FunctionDef `tree` (whose comment
     markers are printed as numbers, then replaced by their texts)."""
+    return printed(tree, ctx)[0]
+
+
+def printed(tree, ctx=None):
+    """(the source text of the FunctionDef `tree`, the ``ast.FunctionDef``
+    it was printed from): that copy, comment markers and the ``pass`` of
+    empty blocks included, is what the loader reads the text's names and
+    lines from (``printed_places``), rather than parsing the text."""
     declare_nonlocals(tree)
     translator = _Translator()
-    module = ast.Module(body=[translator.copy(tree)], type_ignores=[])
+    function = translator.copy(tree)
+    module = ast.Module(body=[function], type_ignores=[])
     text = astor.to_source(module, source_generator_class=_Printer)
     texts = translator.comments
     lines = []
@@ -49,7 +58,7 @@ def run(tree, ctx=None):
             indent, index = match.groups()
             line = f"{indent}# {texts[int(index)]}"
         lines.append(line)
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n", function
 
 
 def declare_nonlocals(fdef):

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tangent_ad import runtime, scopes, texts
+from tangent_ad import printed_places, runtime, scopes, texts
 from tangent_ad.live import LIVE_NAMES_KEY
+from tangent_ad.naming import COMMENT_MARKER
 from tangent_ad.nodes import BLOCKS, is_comment
 
 
@@ -39,9 +40,15 @@ class Generated:
     loads: tuple = ()             # the free names of `source`, for `units`
 
 
-def run(source, ctx, user_namespace=None, groups=None, deps=None, trees=()):
+def run(source, ctx, user_namespace=None, groups=None, deps=None, trees=(), functions=None):
     """Compile `source` and return the function it defines first (the
     others are the pullbacks it calls).
+
+    `functions` are the ``ast.FunctionDef`` copies `source` was printed
+    from (``emit.printed``): the names it reads and the lines of its
+    statements are read from them, and the text is compiled as it is,
+    unless some of its reads must be rewritten (below), which needs the
+    text's own tree. Without them, the text is parsed.
 
     `groups` lists, per module the functions come from (the requested
     function's first), ``(module dict, data globals read from it, {name of a
@@ -51,25 +58,34 @@ def run(source, ctx, user_namespace=None, groups=None, deps=None, trees=()):
     reads such a name otherwise (a closure's cell of that name) reads it from
     the namespace.
     """
-    tree = ast.parse(source)
-    _locate(trees, tree)
+    tree = ast.parse(source) if functions is None else \
+        ast.Module(body=list(functions), type_ignores=[])
     fname = tree.body[0].name
     filename = _unique_filename(fname, source)
     texts.register(filename, source)
     user = ctx.namespace if user_namespace is None else user_namespace
     groups = [g for g in groups or () if g[0] is not None]
     reads = {defined: (scopes.live_key(i), own)
-             for i, (_, _, functions) in enumerate(groups) for defined, own in functions.items()}
+             for i, (_, _, defines) in enumerate(groups) for defined, own in defines.items()}
     live_names = set().union(*(names for _, names, _ in groups)) - _default_names(tree)
-    by_function = scopes.function_loads(tree)
+    by_function = _without_markers(scopes.function_loads(tree))
     loads = scopes.free_names(tree, by_function)
     namespace = _namespace(loads, user, live_names - _read_otherwise(by_function, reads))
     for i, (live, names, _) in enumerate(groups):
         namespace[scopes.live_key(i)] = live
     if groups:
         namespace[LIVE_NAMES_KEY] = frozenset(groups[0][1])
-    tree = scopes.read_live(tree, lambda name: reads.get(name, (None, ())), by_function)
-    exec(compile(tree, filename, "exec"), namespace)  # the tree: no second parse
+    if functions is None or _rewrites(by_function, reads):
+        if functions is not None:
+            tree = ast.parse(source)  # the rewritten reads need the text's own places
+            by_function = scopes.function_loads(tree)
+        _locate(trees, tree)
+        tree = scopes.read_live(tree, lambda name: reads.get(name, (None, ())), by_function)
+        code = compile(tree, filename, "exec")
+    else:  # nothing to rewrite: the text itself
+        _locate(trees, tree if printed_places.place(source, tree.body) else ast.parse(source))
+        code = compile(source, filename, "exec")
+    exec(code, namespace)
     fn = namespace[fname]
     for stored in trees:  # what the front end reads when it is differentiated again
         namespace[stored.name].__tangent_ad_tree__ = stored
@@ -103,8 +119,23 @@ def _place(stored, printed, offset):
     stored.col_offset, stored.end_col_offset = printed.col_offset, printed.end_col_offset
     for field in BLOCKS:
         mine = [s for s in getattr(stored, field, None) or () if not is_comment(s)]
-        for inner, line in zip(mine, getattr(printed, field, None) or ()):
+        lines = [s for s in getattr(printed, field, None) or () if not printed_places.is_marker(s)]
+        for inner, line in zip(mine, lines):
             _place(inner, line, offset)
+
+
+def _without_markers(by_function):
+    """`scopes.function_loads` of printed functions without the names of
+    their comment markers (which the text prints as comments)."""
+    return {name: [n for n in loads if n.id != COMMENT_MARKER]
+            for name, loads in by_function.items()}
+
+
+def _rewrites(by_function, reads):
+    """Whether some function reads a global that `reads` says it reads
+    live (``scopes.read_live`` rewrites those reads)."""
+    return any(n.id in reads.get(name, (None, ()))[1]
+               for name, loads in by_function.items() for n in loads)
 
 
 def _read_otherwise(by_function, reads):

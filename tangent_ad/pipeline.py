@@ -113,22 +113,23 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
         tree = trees[0]
         defines = [t.name for t in trees]
         live_anywhere = set().union(*(c.facts["live_names"] for c in contexts))
-        texts, emitted = [], []
+        printed, emitted = [], []
         for callee_tree, callee in zip(trees[1:], contexts[1:]):
             renames = _merge(namespace, callee.namespace, callee, callee_tree, defines,
                              live_anywhere, ctx)
             emitted.append(_renamed(callee_tree, renames))
-            texts.append(emit.run(emitted[-1], callee))
+            printed.append(emit.printed(emitted[-1], callee))
         ctx.facts["unit_nonholomorphic"] = any(c.facts.get("nonholomorphic") for c in contexts)
         if mode == "reverse" and conjugate and ctx.facts["unit_nonholomorphic"]:
             tree = reverse.conjugate_complex_results(tree, ctx)
             ctx.facts["conjugated"] = True
         tree = boundary.run(tree, ctx)  # the requested function's arguments and results
-        text = "\n\n".join([emit.run(tree, ctx)] + texts)
+        printed.insert(0, emit.printed(tree, ctx))
+        text = "\n\n".join(t for t, _ in printed)
         fn = loader.run(text, ctx, namespace, _live_groups(contexts, defines),
                         Dependencies.union([c.facts["dependencies"].result()
                                             for c in contexts], version=live.rules_version()),
-                        trees=(tree, *emitted))
+                        trees=(tree, *emitted), functions=[f for _, f in printed])
     except TangentADError:
         raise
     except RecursionError:

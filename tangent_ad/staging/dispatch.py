@@ -239,8 +239,10 @@ class _Stager:
         trees = self._specialized(key)
         if trees is None:
             return self.general
-        self.sources[key] = "\n\n".join(emit.run(tree) for tree in trees)
-        return self._compile(self.sources[key], f"for {_describe(key[:len(self.params)])}")
+        printed = [emit.printed(tree) for tree in trees]
+        self.sources[key] = "\n\n".join(text for text, _ in printed)
+        return self._compile(self.sources[key], f"for {_describe(key[:len(self.params)])}",
+                             [function for _, function in printed])
 
     def _compiled(self, key, args):
         """The compiled copy for kinds `key` (compiled for the types of
@@ -375,13 +377,29 @@ class _Stager:
         self.constants[name] = self.ns[name] = value
         return name
 
-    def _compile(self, source, label):
+    def _compile(self, source, label, functions=None):
+        """Compile `source` into the namespace and take out its function.
+        Its reads of the user's globals are rewritten to read them live
+        (the copies do as the general derivative does), which needs the
+        text's tree; `functions`, the ``ast`` copies `source` was printed
+        from, tell when there are none, and the text is compiled as it is."""
         filename = f"<tangent_ad {self.name} {label}>"
         texts.register(filename, source)
         live = (LIVE_KEY, self.ns.get(LIVE_NAMES_KEY, ()))  # the copies read globals live too
-        tree = scopes.read_live(ast.parse(source), lambda name: live)
-        exec(compile(tree, filename, "exec"), self.ns)
+        if functions is not None and not _reads_any(functions, live[1]):
+            code = compile(source, filename, "exec")
+        else:
+            code = compile(scopes.read_live(ast.parse(source), lambda name: live), filename, "exec")
+        exec(code, self.ns)
         return self.ns.pop(self.name)
+
+
+def _reads_any(functions, names):
+    """Whether the printed ``ast`` `functions` read any of `names` free."""
+    if not names:
+        return False
+    loads = scopes.function_loads(ast.Module(body=list(functions), type_ignores=[]))
+    return any(n.id in names for found in loads.values() for n in found)
 
 
 def optimize(tree, params, unit=None, given=()):
