@@ -20,7 +20,7 @@ import tangent_ad as tad
 from corpus import check_all_modes
 from tangent_ad import emit, runtime, saves
 from tangent_ad.nodes import is_pop, is_push
-from tangent_ad.optimize import dce, fixed_point, simplify
+from tangent_ad.optimize import dce, fixed_point, propagate, simplify
 from tangent_ad.staging import dispatch as staging
 from tangent_ad.staging import array_rules, kind_values, specialize
 from tangent_ad.staging.kinds import Kind, Kinds, kind_of
@@ -150,6 +150,68 @@ def test_dead_code_goes_as_a_whole_chain_in_one_run():
     tree = dce.run(functions(source)[0], None)
     assert emit.run(tree) == "def f(x, bresult):\n    bx = bresult * 2.0\n    return bx\n"
     assert run(emit.run(tree), [1.5, 2.0]) == run(source, [1.5, 2.0])
+
+
+def test_a_name_bound_once_to_a_number_is_a_scalar_for_shapes():
+    # ``total = 0.0`` then ``total2 = total + t``: total2 has t's shape. The
+    # unbroadcast went only a round later, once copy propagation had put
+    # 0.0 in total's place (one more round of the fixed point)
+    source = textwrap.dedent("""
+        def f(x, bresult):
+            total = 0.0
+            t = np.sin(x)
+            total2 = total + t
+            g = unbroadcast(total2 * 2.0, t)
+            return g
+        """)
+    tree = simplify.run(functions(source)[0], None)
+    assert "g = total2 * 2.0" in emit.run(tree)
+    rebound = source.replace("    t = np.sin(x)\n", "    t = np.sin(x)\n    total = x\n")
+    tree = simplify.run(functions(rebound)[0], None)  # bound twice: no scalar
+    assert "unbroadcast(total2 * 2.0, t)" in emit.run(tree)
+
+
+def _accumulates_from_zero(x, s):
+    total = 0.0
+    for i in range(2):
+        total = total + np.sin(x) * s
+    h = 0.5 * x + total
+    return np.sum(h * h) + total[0]
+
+
+def test_accumulation_from_a_python_zero_keeps_its_gradients():
+    check_all_modes(_accumulates_from_zero, (np.array([0.3, -1.2, 0.8]), 1.7))
+
+
+@pytest.mark.parametrize("constant, expected", [("1.0", "u = bresult"), ("1", "u = x"),
+                                                ("0.5 + 0.5", "u = bresult")])
+def test_propagated_constants_are_simplified_in_the_same_run(constant, expected):
+    # ``t = 1.0`` then ``u = bresult * t`` became ``bresult * 1.0``, which
+    # only simplification's next run reduced, a round of the fixed point later
+    name = "bresult" if "." in constant else "x"
+    tree = functions(textwrap.dedent(f"""
+        def f(x, bresult):
+            t = {constant}
+            u = {name} * t
+            return u
+        """))[0]
+    tally = fixed_point.Tally()
+    assert expected in emit.run(propagate.run(tree, tally)) and tally.rewrites >= 2
+
+
+def test_the_fixed_point_of_a_long_function_settles_in_two_rounds(monkeypatch):
+    # round one changes, round two confirms (simplify and propagate; dead
+    # code is idempotent): five runs on the first block of the 199-line
+    # function of benchmarks/long_function.py, which took eight
+    import long_function
+    runs = []
+    for module in fixed_point.PASSES:
+        monkeypatch.setattr(module, "run", lambda t, c, _run=module.run, _m=module:
+                            runs.append((t.name, _m)) or _run(t, c))
+    f = long_function.with_blocks(1)
+    name = tad.grad(f, wrt=(0, 1, 2, 3, 4)).__name__
+    assert [m.__name__.rsplit(".", 1)[-1] for n, m in runs if n == name] == \
+        ["simplify", "propagate", "dce", "simplify", "propagate"]
 
 
 # ---- specialize: source in, source out, same results ---------------------------

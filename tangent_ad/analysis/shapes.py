@@ -50,6 +50,11 @@ class ShapeClasses:
         defs = _definitions(tree, adjoints, inside)
         multiple = {name for name, values in defs.items() if len(values) > 1}
         self.unstable = set()
+        # a primal name bound once, to a Python number (``total = 0.0``),
+        # is that number wherever it is read: a scalar, as the constant
+        # copy propagation puts in its place would be
+        self.scalars = {name for name, values in defs.items() if len(values) == 1
+                        and _python_number(values[0])}
         leave_out = adjoints | multiple
         self._build([n for n in simple if n.targets[0].id not in leave_out
                      and not adjoints.intersection(r.id for r in name_nodes(n.value))], (), set())
@@ -94,6 +99,8 @@ class ShapeClasses:
     def of(self, expr):
         """The class of `expr`'s shape, SCALAR for a Python number, or None."""
         if isinstance(expr, gast.Name):
+            if expr.id in self.scalars:
+                return SCALAR
             return None if expr.id in self.unstable else self._find(expr.id)
         if isinstance(expr, gast.Constant):
             return SCALAR if isinstance(expr.value, (int, float)) else None
@@ -125,6 +132,10 @@ class ShapeClasses:
         """True when expressions `a` and `b` provably have the same shape."""
         ca, cb = self.of(a), self.of(b)
         return ca is not None and ca == cb and ca != SCALAR
+
+
+def _python_number(value):
+    return isinstance(value, gast.Constant) and type(value.value) in (int, float)
 
 
 def _is_numpy_ufunc(func):

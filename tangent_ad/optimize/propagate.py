@@ -6,8 +6,10 @@ in the same statement list read ``b`` (or the number) instead, until
 Dead-code elimination then removes the copy. Only straight runs of
 statements are rewritten, so the pass is safe around loops and branches.
 An operation on two numbers that the propagated constants complete
-(``t = 1.0 + 0.01`` once ``0.01`` came in) is folded on the spot
-(``simplify.folded``), so that a chain of constants settles in one run.
+(``t = 1.0 + 0.01`` once ``0.01`` came in) is folded on the spot, and
+a value a constant came into gets simplification's local rewrites
+(``bx * 1.0``: ``simplify.locally``), so that a chain of constants
+settles in one run and simplification's next run finds nothing new.
 Each replaced read, fold and dropped self-copy (``x = x``) is counted in
 ``ctx.rewrites`` (for the fixed point of ``fixed_point``), and each node
 whose field it sets is reported to the passes' ``statement_names``.
@@ -16,7 +18,7 @@ import gast
 
 from tangent_ad.analysis import statement_names
 from tangent_ad.nodes import clone, is_push, writes
-from tangent_ad.optimize.simplify import folded
+from tangent_ad.optimize import simplify
 
 # every node whose field it sets is reported (``statement_names``)
 REPORTS_TOUCHED = True
@@ -24,13 +26,13 @@ REPORTS_TOUCHED = True
 
 def run(tree, ctx=None):
     """Return `tree` with copies and constants propagated."""
-    rewrites, _ = _block(tree.body, statement_names.of_context(ctx))
+    rewrites, _ = _block(tree.body, statement_names.of_context(ctx), ctx)
     if ctx is not None:
         ctx.count_rewrites(rewrites)
     return tree
 
 
-def _block(stmts, names):
+def _block(stmts, names, ctx):
     """Propagate within `stmts` (in place); return the number of rewrites
     and the names `stmts` bind. A compound statement's names are its
     blocks' (found when they were visited) and its header's: asking
@@ -47,14 +49,20 @@ def _block(stmts, names):
         if blocks:
             assigned = set()
             for sub in blocks:
-                inner, bound = _block(sub, names)
+                inner, bound = _block(sub, names, ctx)
                 rewrites += inner
                 assigned |= bound
             assigned |= _header_writes(stmt)
         else:
-            rewrites += _replace_reads(stmt, copies.known, names.touched)
-            if isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.BinOp):
-                number = folded(stmt.value)  # ``t = 1.0 + 0.5`` once 0.5 came in
+            replaced = _replace_reads(stmt, copies.known, names.touched)
+            if replaced:  # ``t = 1.0 + 0.5`` once 0.5 came in, ``bx * 1.0``
+                value, simplified = simplify.locally(stmt.value, ctx, names.touched)
+                if value is not stmt.value:
+                    stmt.value = value
+                    names.touched(stmt)
+                rewrites += replaced + simplified
+            elif isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.BinOp):
+                number = simplify.folded(stmt.value)
                 if number is not None:
                     stmt.value = number
                     names.touched(stmt)

@@ -54,14 +54,41 @@ def run(tree, ctx):
     inside = statements(tree)
     assigns = [n for n in inside if isinstance(n, gast.Assign)]
     shapes = ShapeClasses(tree, ctx, assigns, inside)
-    derivative = ctx.namer.derivative_names() if ctx is not None and ctx.namer else set()
     names = statement_names.of_context(ctx)
     simplifier = _Simplifier(shapes, _shape_sources(tree, assigns, names),
-                             derivative | {"bresult"}, names.touched)
+                             _derivative_names(ctx), names.touched)
     tree = simplifier.visit(tree)
     if ctx is not None:
         ctx.count_rewrites(simplifier.rewrites)
     return tree
+
+
+def locally(expr, ctx, touched):
+    """(`expr` with the rewrites that need no facts about the rest of the
+    tree applied: all but dropping an ``unbroadcast`` and reading a shape
+    from an earlier name; the number of rewrites). Copy propagation
+    calls it on the values it put constants in (``bg0 * t`` becomes
+    ``bg0 * 1.0``), so that its run and this pass's next agree, and the
+    fixed point can stop a round earlier."""
+    simplifier = _Simplifier(_NO_SHAPES, {}, _derivative_names(ctx), touched)
+    return simplifier.visit(expr), simplifier.rewrites
+
+
+def _derivative_names(ctx):
+    """The names of adjoints and tangents (floats for sure: see `_keeps_dtype`)."""
+    derivative = ctx.namer.derivative_names() if ctx is not None and ctx.namer else set()
+    return derivative | {"bresult"}
+
+
+class _NoShapes:
+    """Shape facts of nothing: no two expressions are known to share a shape."""
+
+    @staticmethod
+    def same(a, b):
+        return False
+
+
+_NO_SHAPES = _NoShapes()
 
 
 def _shape_sources(tree, assigns, names=statement_names.FRESH):
