@@ -19,6 +19,11 @@ The differences gast makes (for the gast and Python versions it supports):
   an empty list, ``Name``'s ``annotation`` and ``type_comment`` None);
 * every ``ctx`` and operator is a new object (ast shares one per kind).
 
+Locations are copied as the ast node has them. (gast's ``Name`` leaves out
+a line or column that is None, as ``ast.copy_location`` does; ``ast.parse``
+gives none, so only ``arg`` and ``ExceptHandler``, built anew, follow that
+rule here.)
+
 A node this copy cannot match (a class gast lacks, or whose fields differ
 from gast's in a way not listed above) makes `convert` hand the whole tree
 to gast's own converter instead: the result is always gast's.
