@@ -41,6 +41,7 @@ from tangent_ad.live import LIVE_KEY, LIVE_NAMES_KEY, current
 from tangent_ad.naming import label
 from tangent_ad.runtime.core import conj_complex
 from tangent_ad import texts
+from tangent_ad.frontend import to_gast
 
 
 def _generated(fn):
@@ -414,7 +415,7 @@ def _load(source, filename, namespace, name):
     filename = texts.unique_filename(filename, source)
     texts.register(filename, source)
     namespace["__name__"] = "tangent_ad.second_order"
-    module = gast.parse(source)
+    module = to_gast.parse(source)
     exec(compile(gast.gast_to_ast(module), filename, "exec"), namespace)
     fn = namespace[name]
     assert isinstance(fn, types.FunctionType)

@@ -9,7 +9,7 @@ import pytest
 
 import tangent_ad as tad
 from tangent_ad import texts
-from tangent_ad.frontend import source
+from tangent_ad.frontend import source, source_lines, to_gast
 from tangent_ad.nodes import is_comment, walk
 from tangent_ad.testing import numerical_grad
 from control_flow_functions import loop_branch as looped
@@ -21,18 +21,27 @@ def calls_looped(x):
 
 @pytest.fixture
 def no_text_parsed(monkeypatch):
-    """The texts tangent_ad wrote that the front end parses (source.gast,
-    with a parse that records them)."""
+    """The texts tangent_ad wrote that the front end parses (source's
+    to_gast.parse and source_lines.read, which parses what it reads, with
+    versions that record them)."""
     parsed = []
 
-    def parse(text, *args, **kwargs):
+    def record(text):
         if any(text.strip() in kept for kept in texts._TEXTS.values()):
             parsed.append(text)
-        return gast.parse(text, *args, **kwargs)
-    proxy = types.SimpleNamespace(**{n: getattr(gast, n) for n in dir(gast)
-                                     if not n.startswith("__")})
-    proxy.parse = parse
-    monkeypatch.setattr(source, "gast", proxy)
+
+    def parse(text):
+        record(text)
+        return to_gast.parse(text)
+
+    def read(own):
+        found = source_lines.read(own)
+        if found is not None:
+            record(found.dedented)
+        return found
+    monkeypatch.setattr(source, "to_gast", types.SimpleNamespace(parse=parse,
+                                                                 convert=to_gast.convert))
+    monkeypatch.setattr(source, "source_lines", types.SimpleNamespace(read=read))
     return parsed
 
 

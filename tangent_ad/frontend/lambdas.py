@@ -15,6 +15,7 @@ import gast
 
 from tangent_ad import texts
 from tangent_ad.errors import SourceUnavailableError, UnsupportedSyntaxError
+from tangent_ad.frontend import to_gast
 
 NAME = "lambda_"  # the def an unnamed lambda becomes: its gradient is ``dlambda__dw``
 
@@ -37,7 +38,7 @@ def parse_lambda(func):
                  "define it in a .py file, or in IPython or Jupyter, which keep "
                  "the source of what you type")
     try:
-        module = gast.parse("".join(lines))
+        module = to_gast.parse("".join(lines))
     except SyntaxError:
         raise SourceUnavailableError(
             f"the source of the lambda at {filename}:{code.co_firstlineno} does "

@@ -16,7 +16,7 @@ import gast
 from tangent_ad import texts
 from tangent_ad.nodes import BLOCKS, copy_tree, is_comment
 from tangent_ad.errors import SourceUnavailableError, UnsupportedSyntaxError
-from tangent_ad.frontend import lambdas, wrappers
+from tangent_ad.frontend import lambdas, source_lines, to_gast, wrappers
 
 
 @dataclass(frozen=True)
@@ -105,12 +105,18 @@ def _check_current(node, code, name, info):
 
 
 def _source_lines(own):
-    """(file name, (lines, first line)) of the function or code object
-    `own`: text tangent_ad wrote and kept (``texts``), else the file's."""
+    """(file name, (lines, first line), the ``source_lines.Found`` or None)
+    of the function or code object `own`: text tangent_ad wrote and kept
+    (``texts``), else the file's, read by ``source_lines`` (with its parse)
+    or, when that cannot tell, by ``inspect``."""
     kept = texts.function_lines(own)
     if kept is not None:
-        return getattr(own, "__code__", own).co_filename, kept
-    return inspect.getsourcefile(own) or inspect.getfile(own), inspect.getsourcelines(own)
+        return getattr(own, "__code__", own).co_filename, kept, None
+    found = source_lines.read(own)
+    if found is not None:
+        return found.filename, (found.lines, found.first_line), found
+    return (inspect.getsourcefile(own) or inspect.getfile(own), inspect.getsourcelines(own),
+            None)
 
 
 def parse_function(func):
@@ -154,15 +160,14 @@ def parse_function(func):
     own = func.__code__ if hasattr(func, "__wrapped__") and \
         getattr(func, "__tangent_ad__", None) is None else func
     try:
-        filename, (lines, first_line) = _source_lines(own)
+        filename, (lines, first_line), found = _source_lines(own)
     except (OSError, TypeError) as exc:
         raise SourceUnavailableError(
             f"cannot read the source of {name}: {exc}",
             hint="a function typed at the plain `python` prompt keeps no source: "
                  "define it in a .py file, or in IPython or Jupyter, which keep "
                  "the source of what you type") from None
-    text = "".join(lines)
-    dedented = textwrap.dedent(text)
+    dedented = found.dedented if found is not None else textwrap.dedent("".join(lines))
     indent = len(lines[0]) - len(lines[0].lstrip()) if lines else 0
     info = SourceInfo(filename, first_line, indent,
                       tuple(dedented.splitlines()))
@@ -170,7 +175,7 @@ def parse_function(func):
     if stored is not None:  # generated code: the tree it was printed from
         return _read_stored(stored), info
     try:
-        module = gast.parse(dedented)
+        module = to_gast.convert(found.tree) if found is not None else to_gast.parse(dedented)
     except SyntaxError as exc:
         raise UnsupportedSyntaxError(
             f"cannot parse the source of {name}: {exc.msg}",

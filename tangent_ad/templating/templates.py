@@ -40,6 +40,7 @@ import gast
 
 from tangent_ad import texts
 from tangent_ad.errors import InternalError, TemplateError
+from tangent_ad.frontend import source_lines, to_gast
 from tangent_ad.nodes import SHARED, call, clone, name, walk
 from tangent_ad.templating.signatures import signature_of
 from tangent_ad.visitors import Transformer
@@ -51,9 +52,12 @@ NO_DEFAULT = object()  # in `parse`'s defaults: the parameter has none
 def parse(template):
     """(parameter names, defaults, body) of `template`, parsed once."""
     kept = texts.function_lines(template)  # a rule table's row (``rule_table``)
-    text = "".join(kept[0]) if kept is not None else inspect.getsource(template)
-    source = textwrap.dedent(text)
-    fdef = gast.parse(source).body[0]
+    found = source_lines.read(template) if kept is None else None
+    if found is not None:  # (its lines are inspect's, its tree that of their text)
+        fdef = to_gast.convert(found.tree).body[0]
+    else:
+        text = "".join(kept[0]) if kept is not None else inspect.getsource(template)
+        fdef = to_gast.parse(textwrap.dedent(text)).body[0]
     params = [a.id for a in fdef.args.args]
     defaults = [NO_DEFAULT] * (len(params) - len(fdef.args.defaults)) + \
         list(fdef.args.defaults)
