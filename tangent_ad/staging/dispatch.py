@@ -124,6 +124,7 @@ class _Stager:
         self.seen = {}       # kinds -> calls so far, before staging
         self.variants = {}   # kinds -> function to run
         self.sources = {}    # kinds -> source of the copy
+        self.printed = {}    # kinds -> the ast functions it was printed from
         self.guarded = {}    # kinds -> code of the copy behind its guard
         self.constants = {}  # name -> value, for the guards
         self.copies = 0      # pullback copies written so far
@@ -241,8 +242,9 @@ class _Stager:
             return self.general
         printed = [emit.printed(tree) for tree in trees]
         self.sources[key] = "\n\n".join(text for text, _ in printed)
+        self.printed[key] = [function for _, function in printed]
         return self._compile(self.sources[key], f"for {_describe(key[:len(self.params)])}",
-                             [function for _, function in printed])
+                             self.printed[key])
 
     def _compiled(self, key, args):
         """The compiled copy for kinds `key` (compiled for the types of
@@ -331,7 +333,9 @@ class _Stager:
         guard = ["    if not (" + "\n            and ".join(checks) + "):",
                  f"        return _tad_stage({', '.join(self.params)})"] if checks else []
         source = "\n".join(lines[:start] + guard + lines[start:]) + "\n"
-        return self._compile(source, f"for {_describe(key[:len(self.params)])}, guarded").__code__
+        # (the guard reads none of the user's globals: the copy's reads decide)
+        return self._compile(source, f"for {_describe(key[:len(self.params)])}, guarded",
+                             self.printed.get(key)).__code__
 
     def _guarded_kernel(self, key, checks):
         """The code that calls the compiled kernel for `key` behind its guard
