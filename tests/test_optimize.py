@@ -22,6 +22,7 @@ from tangent_ad import emit, runtime, saves
 from tangent_ad.nodes import is_pop, is_push
 from tangent_ad.optimize import dce, fixed_point, propagate, simplify
 from tangent_ad.staging import dispatch as staging
+from tangent_ad.staging import passes as staging_passes
 from tangent_ad.staging import array_rules, kind_values, specialize
 from tangent_ad.staging.kinds import Kind, Kinds, kind_of
 from tangent_ad.testing import check_grads
@@ -227,7 +228,7 @@ def specialized(source, args):
     source = textwrap.dedent(source)
     tree = functions(source)[0]
     params = dict(zip([a.id for a in tree.args.args], map(kind_of, args)))
-    out = emit.run(staging.optimize(tree, params))
+    out = emit.run(staging_passes.optimize(tree, params))
     assert_same(run(out, args), run(source, args))
     return out
 

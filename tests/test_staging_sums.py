@@ -14,6 +14,7 @@ import pytest
 import tangent_ad as tad
 from tangent_ad import emit, runtime
 from tangent_ad.staging import dispatch as staging
+from tangent_ad.staging import passes as staging_passes
 from tangent_ad.staging.kinds import kind_of
 from test_optimize import functions
 
@@ -30,7 +31,7 @@ def specialized(source, args):
     source = textwrap.dedent(source)
     tree = functions(source)[0]  # its pushes and pops declared as saves
     params = dict(zip([a.id for a in tree.args.args], map(kind_of, args)))
-    out = emit.run(staging.optimize(tree, params))
+    out = emit.run(staging_passes.optimize(tree, params))
     got, want = _run(out, copy.deepcopy(args)), _run(source, copy.deepcopy(args))
     assert repr(got) == repr(want)
     return out

@@ -7,10 +7,10 @@ shapes. `staged` wraps a generated function in a *dispatcher* with the same
 signature. Once a call repeats the kinds of the arguments (a Python
 float; an array's shape and dtype; see ``kinds.py``) of an earlier call,
 the dispatcher writes a copy of the derivative for those kinds, with
-copies of the pullbacks it calls (``unit.py``): ``specialize.py`` and the
-general passes to a fixed point, then ``inline.py``, ``release.py`` and
-``accumulate.py``. From then on it
-runs the copy behind a guard on the arguments' kinds:
+copies of the pullbacks it calls (``unit.py``), each made by ``passes.py``
+(``specialize.py`` and the general passes to a fixed point, then
+``sums.py``, ``inline.py``, ``release.py`` and ``accumulate.py``). From
+then on it runs the copy behind a guard on the arguments' kinds:
 
     def dloss_dW(W, x, bresult=1.0):
         if not (type(W) is _tad_ndarray and W.shape == _tad_c0
@@ -35,8 +35,8 @@ import numpy as np
 from tangent_ad import collector, emit, progress, scopes, tracebacks
 from tangent_ad.live import LIVE_KEY, LIVE_NAMES_KEY, rules_version_cell
 from tangent_ad.nodes import copy_tree
-from tangent_ad.optimize import dce, fixed_point, propagate, simplify
-from tangent_ad.staging import accumulate, inline, release, specialize, sums
+from tangent_ad.optimize import fixed_point
+from tangent_ad.staging.passes import optimize
 from tangent_ad.staging.kinds import Kinds, kind_of
 from tangent_ad.staging.unit import OUTPUT_ADJOINT, Unit
 from tangent_ad.compiled import compiler
@@ -404,29 +404,6 @@ def _reads_any(functions, names):
         return False
     loads = scopes.function_loads(ast.Module(body=list(functions), type_ignores=[]))
     return any(n.id in names for found in loads.values() for n in found)
-
-
-def optimize(tree, params, unit=None, given=()):
-    """The FunctionDef `tree` specialized for parameter kinds `params`:
-    `specialize` and the general passes to a fixed point (the general
-    loop, ``fixed_point.run``), then `sums`, `inline`, `release` and
-    `accumulate` (in place); `unit` and `given` as for `kinds.Kinds`."""
-    passes = (_Specialize(params, unit, given), simplify, propagate, dce)
-    tree = fixed_point.run(tree, fixed_point.Tally(), passes)
-    namespace = unit.namespace if unit is not None else None
-    tree = sums.run(tree, params, unit, given, namespace)
-    tree = release.run(inline.run(tree, namespace), params, unit, given)
-    return accumulate.run(tree, params, unit, given)
-
-
-class _Specialize:
-    """``specialize.run`` for parameter kinds `params`, as a pass."""
-
-    def __init__(self, params, unit, given):
-        self.params, self.unit, self.given = params, unit, given
-
-    def run(self, tree, ctx):
-        return specialize.run(tree, self.params, self.unit, self.given, ctx)
 
 
 def _describe(key):

@@ -1,0 +1,32 @@
+"""The passes that make a derivative's copy for argument kinds, in order.
+
+``specialize`` (the rewrites the kinds allow) runs with the general
+passes of ``optimize/`` to their fixed point; then ``sums``, ``inline``,
+``release`` and ``accumulate`` finish the copy. ``dispatch`` calls
+`optimize` on each function of the unit it stages.
+"""
+from tangent_ad.optimize import dce, fixed_point, propagate, simplify
+from tangent_ad.staging import accumulate, inline, release, specialize, sums
+
+
+def optimize(tree, params, unit=None, given=()):
+    """The FunctionDef `tree` specialized for parameter kinds `params`:
+    `specialize` and the general passes to a fixed point (the general
+    loop, ``fixed_point.run``), then `sums`, `inline`, `release` and
+    `accumulate` (in place); `unit` and `given` as for `kinds.Kinds`."""
+    passes = (_Specialize(params, unit, given), simplify, propagate, dce)
+    tree = fixed_point.run(tree, fixed_point.Tally(), passes)
+    namespace = unit.namespace if unit is not None else None
+    tree = sums.run(tree, params, unit, given, namespace)
+    tree = release.run(inline.run(tree, namespace), params, unit, given)
+    return accumulate.run(tree, params, unit, given)
+
+
+class _Specialize:
+    """``specialize.run`` for parameter kinds `params`, as a pass."""
+
+    def __init__(self, params, unit, given):
+        self.params, self.unit, self.given = params, unit, given
+
+    def run(self, tree, ctx):
+        return specialize.run(tree, self.params, self.unit, self.given, ctx)
