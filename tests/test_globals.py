@@ -105,6 +105,34 @@ def test_a_staged_copy_assumes_a_globals_kind_only_behind_its_guard(nb):
     assert len(variants(g)) >= 4
 
 
+def test_a_guard_on_the_kind_of_a_global_that_only_a_pullback_reads(nb):
+    # found by the fuzzer: the copy of a decorated function (its wrapper,
+    # calling the pullback of the function it wraps) reads no global, but
+    # its guard checks the kinds of those the pullback reads, by name; the
+    # guarded copy, compiled from its text as it was, raised NameError
+    nb.run(
+        "import functools\n"
+        "SCALE = 0.7\n"
+        "FLAG = True\n"
+        "def shifted(fn):\n"
+        "    @functools.wraps(fn)\n"
+        "    def wrapper(*args):\n"
+        "        return fn(*args) * 0.5 + 0.25\n"
+        "    return wrapper\n"
+        "@shifted\n"
+        "def f(x):\n"
+        "    if FLAG:\n"
+        "        x = x * SCALE\n"
+        "    return np.sum(np.sin(x))\n")
+    g = tad.grad(nb["f"])
+    x = np.array([0.3, -1.2, 2.0])
+    for _ in range(CALLS):
+        np.testing.assert_allclose(g(x), fd(nb, "f", x), rtol=1e-6)
+    nb["SCALE"] = 2.0
+    for _ in range(CALLS):
+        np.testing.assert_allclose(g(x), fd(nb, "f", x), rtol=1e-6)
+
+
 def test_globals_read_by_a_helper_and_in_forward_mode_are_live(nb):
     nb.run(
         "offset = 1.0\n"

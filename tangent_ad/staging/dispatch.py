@@ -333,9 +333,10 @@ class _Stager:
         guard = ["    if not (" + "\n            and ".join(checks) + "):",
                  f"        return _tad_stage({', '.join(self.params)})"] if checks else []
         source = "\n".join(lines[:start] + guard + lines[start:]) + "\n"
-        # (the guard reads none of the user's globals: the copy's reads decide)
+        # a guard that checks the kinds of globals reads them: rewritten live
+        reads_globals = any(kind is not None for _, kind in key[len(self.params):])
         return self._compile(source, f"for {_describe(key[:len(self.params)])}, guarded",
-                             self.printed.get(key)).__code__
+                             None if reads_globals else self.printed.get(key)).__code__
 
     def _guarded_kernel(self, key, checks):
         """The code that calls the compiled kernel for `key` behind its guard
