@@ -26,19 +26,21 @@ REPORTS_TOUCHED = True
 
 def run(tree, ctx=None):
     """Return `tree` with copies and constants propagated."""
-    rewrites, _ = _block(tree.body, statement_names.of_context(ctx), ctx)
+    rewrites, _ = _block(tree.body, statement_names.of_context(ctx),
+                         simplify.derivative_names(ctx))
     if ctx is not None:
         ctx.count_rewrites(rewrites)
     return tree
 
 
-def _block(stmts, names, ctx):
+def _block(stmts, names, derivative):
     """Propagate within `stmts` (in place); return the number of rewrites
     and the names `stmts` bind. A compound statement's names are its
     blocks' (found when they were visited) and its header's: asking
     `writes` of it would walk its blocks again at every level they nest.
     `names` (``statement_names``) tells a simple statement's names and
-    hears of each node changed."""
+    hears of each node changed; `derivative`: the adjoints' and tangents'
+    names, for ``simplify.locally``."""
     count = len(stmts)
     stmts[:] = [s for s in stmts if not _self_copy(s)]
     rewrites = count - len(stmts)
@@ -49,14 +51,14 @@ def _block(stmts, names, ctx):
         if blocks:
             assigned = set()
             for sub in blocks:
-                inner, bound = _block(sub, names, ctx)
+                inner, bound = _block(sub, names, derivative)
                 rewrites += inner
                 assigned |= bound
             assigned |= _header_writes(stmt)
         else:
             replaced = _replace_reads(stmt, copies.known, names.touched)
             if replaced:  # ``t = 1.0 + 0.5`` once 0.5 came in, ``bx * 1.0``
-                value, simplified = simplify.locally(stmt.value, ctx, names.touched)
+                value, simplified = simplify.locally(stmt.value, derivative, names.touched)
                 if value is not stmt.value:
                     stmt.value = value
                     names.touched(stmt)

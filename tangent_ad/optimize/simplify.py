@@ -56,25 +56,26 @@ def run(tree, ctx):
     shapes = ShapeClasses(tree, ctx, assigns, inside)
     names = statement_names.of_context(ctx)
     simplifier = _Simplifier(shapes, _shape_sources(tree, assigns, names),
-                             _derivative_names(ctx), names.touched)
+                             derivative_names(ctx), names.touched)
     tree = simplifier.visit(tree)
     if ctx is not None:
         ctx.count_rewrites(simplifier.rewrites)
     return tree
 
 
-def locally(expr, ctx, touched):
+def locally(expr, derivative_names, touched):
     """(`expr` with the rewrites that need no facts about the rest of the
     tree applied: all but dropping an ``unbroadcast`` and reading a shape
-    from an earlier name; the number of rewrites). Copy propagation
+    from an earlier name; the number of rewrites), `derivative_names`
+    those of `derivative_names` (floats for sure). Copy propagation
     calls it on the values it put constants in (``bg0 * t`` becomes
     ``bg0 * 1.0``), so that its run and this pass's next agree, and the
     fixed point can stop a round earlier."""
-    simplifier = _Simplifier(_NO_SHAPES, {}, _derivative_names(ctx), touched)
+    simplifier = _Simplifier(_NO_SHAPES, {}, derivative_names, touched)
     return simplifier.visit(expr), simplifier.rewrites
 
 
-def _derivative_names(ctx):
+def derivative_names(ctx):
     """The names of adjoints and tangents (floats for sure: see `_keeps_dtype`)."""
     derivative = ctx.namer.derivative_names() if ctx is not None and ctx.namer else set()
     return derivative | {"bresult"}
