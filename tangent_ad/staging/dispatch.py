@@ -286,13 +286,13 @@ class _Stager:
         trees returned (what the compiled form types its saves by); with it,
         the trees are returned even when they are the general ones."""
         functions = [copy_tree(t) for t in self.info.trees]
-        general = fixed_point.fingerprint(functions[0])  # did specializing change it?
         root, pullbacks = functions[0], {f.name: f for f in functions[1:]}
         params = dict(zip(self.params, key))
         unit = Unit(pullbacks, self._fresh, dict(key[len(self.params):]), self.ns)
         unit.solve(root, params)
         dropped = set(unit.invalid)
-        trees = [optimize(root, params, unit)]
+        tally = fixed_point.Tally()  # did specializing change anything?
+        trees = [optimize(root, params, unit, tally=tally)]
         facts = [(params, ())]
         for spec_key, spec in unit.valid().items():
             tree = copy.deepcopy(pullbacks[spec_key[0]])
@@ -301,8 +301,9 @@ class _Stager:
             trees.append(optimize(tree, facts[-1][0], unit, facts[-1][1]))
         if unit.invalid != dropped:
             return None  # a fact changed while rewriting: trust none
-        if len(trees) == 1 and fixed_point.fingerprint(trees[0]) == general and kinds is None:
-            return None
+        if len(trees) == 1 and kinds is None and not tally.rewrites and \
+                fixed_point.fingerprint(trees[0]) == fixed_point.fingerprint(self.info.trees[0]):
+            return None  # (a text of each whole tree: compared only when no rewrite was counted)
         if kinds is not None:
             for tree, (tree_params, given) in zip(trees, facts):
                 kinds[tree.name] = Kinds(tree, tree_params, unit, given).names
