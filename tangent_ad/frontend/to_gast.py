@@ -89,23 +89,29 @@ def _place(made, values):
 def _same_fields(target, fields):
     """The converter of an ast class whose fields are gast's: a copy of
     the node's dictionary (fields, then location) with its nodes converted."""
-    converters = _CONVERTERS
     fields = tuple(f for f in fields if f not in _LEAVES)
 
     def convert_node(node):
         values = node.__dict__.copy()
-        for field in fields:
-            value = values[field]
-            kind = value.__class__
-            if kind in converters:
-                values[field] = converters[kind](value)
-            elif kind is list:
-                values[field] = [item if item.__class__ not in converters
-                                 else converters[item.__class__](item) for item in value]
+        _convert_fields(values, fields)
         new = _new(target)
         new.__dict__ = values
         return new
     return convert_node
+
+
+def _convert_fields(values, fields):
+    """Convert, in the node dictionary `values`, the nodes (and lists of
+    nodes) held by `fields`."""
+    converters = _CONVERTERS
+    for field in fields:
+        value = values[field]
+        kind = value.__class__
+        if kind in converters:
+            values[field] = converters[kind](value)
+        elif kind is list:
+            values[field] = [item if item.__class__ not in converters
+                             else converters[item.__class__](item) for item in value]
 
 
 def _marker(target):
@@ -118,7 +124,6 @@ def _gast_fields(target, fields):
     """The converter of an ast class missing some of gast's fields: gast's
     fields in gast's order (the missing ones made by ``_GAST_ONLY``), then
     the node's location attributes."""
-    converters = _CONVERTERS
     order = tuple(target._fields)
     made_fields = tuple((f, _GAST_ONLY[f]) for f in order
                         if f not in fields and _GAST_ONLY[f] is not None)
@@ -127,14 +132,7 @@ def _gast_fields(target, fields):
     def convert_node(node):
         values = dict.fromkeys(order)  # gast's order, then the location below
         values.update(node.__dict__)
-        for field in fields:
-            value = values[field]
-            kind = value.__class__
-            if kind in converters:
-                values[field] = converters[kind](value)
-            elif kind is list:
-                values[field] = [item if item.__class__ not in converters
-                                 else converters[item.__class__](item) for item in value]
+        _convert_fields(values, fields)
         for field, make in made_fields:
             values[field] = make()
         new = _new(target)
