@@ -1,5 +1,6 @@
 """``scipy.stats.multivariate_normal``'s log density and density, in
-both modes, in the points, the mean and the covariance, and
+both modes, in the points, the mean and the covariance, its entropy in
+the covariance, and
 ``scipy.stats.dirichlet``'s log density and density in the points and
 the concentrations; registered only when SciPy is installed.
 
@@ -58,6 +59,15 @@ if stats is not None:
             np.sum(alpha * (d[mean] - d[x]), -1) +
             0.5 * np.sum(np.matmul(alpha, d[cov]) * alpha, -1) -
             0.5 * np.trace(np.linalg.solve(cov, d[cov])), np.shape(result))
+
+    @adjoint(mvn.entropy)
+    def entropy(result, mean, cov):
+        """(d log(2 pi e) + log det cov) / 2: the mean has no part in it."""
+        d[cov] = 0.5 * d[result] * matrix_transpose(np.linalg.inv(cov))
+
+    @tangent(mvn.entropy)
+    def entropy_tangent(result, mean, cov):
+        d[result] = 0.5 * np.trace(np.linalg.solve(cov, d[cov]))
 
     @adjoint(stats.dirichlet.logpdf)
     def dirichlet_logpdf(result, x, alpha):

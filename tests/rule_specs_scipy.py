@@ -104,6 +104,8 @@ else:
                "c @ c.T + 2.0 * np.eye(3))", x=shape, m=(3,), c=(3, 3))
           for method in (st.multivariate_normal.logpdf, st.multivariate_normal.pdf)
           for shape in ((3,), (4, 3))],
+        Spec(st.multivariate_normal.entropy, "scipy.stats.multivariate_normal.entropy("
+             "m, c @ c.T + 2.0 * np.eye(3))", m=(3,), c=(3, 3)),
         *[Spec(method, f"scipy.stats.{dist.name}.{method.__name__}(x, {shape}loc=m, scale=s)",
                x=(3,), m=None, s=None, domain={"x": x, "m": (-0.1, 0.1), "s": (0.5, 0.6)})
           for dist, shape, x in ((st.t, "df=3.0, ", (-1.0, 1.0)), (st.gamma, "a=2.5, ", (1.2, 1.8)),
