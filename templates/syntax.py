@@ -13,7 +13,8 @@ from tangent_ad.hooks import checkpointed, stop_gradient
 from tangent_ad.registry import adjoint, structured, zero_derivative
 from tangent_ad.runtime import (
     appended, built, concatenated, field, grad_matmul_lhs, grad_matmul_rhs, iterated, repeated,
-    size_of, unbroadcast, unbuilt, unfield, unindex, uniterated, unplus, untimes, updated, zeroed)
+    size_of, unbroadcast, unbuilt, unfield, unindex, uniterated, unplus, untimes, updated,
+    updated_tangent, zeroed)
 
 d = None  # d[x] is the adjoint of x; templates are parsed, never run
 
@@ -115,6 +116,14 @@ def iterated(result, items):
 @adjoint(updated)
 def updated(result, array, index, value):
     d[array] = zeroed(d[result], index, array)
+    d[value] = unbroadcast(d[result][index], value)
+
+
+@adjoint(updated_tangent)
+def updated_tangent(result, t, array, index, value):
+    """The tangent of an item write (forward mode's), itself an item write
+    into `t` made complex like `array`: a real `t` gets the real part."""
+    d[t] = unbroadcast(zeroed(d[result], index, t), t)
     d[value] = unbroadcast(d[result][index], value)
 
 

@@ -106,6 +106,12 @@ def updated_item(result, array, index, value):
     d[result] = updated_tangent(d[array], array, index, d[value])
 
 
+@tangent(updated_tangent)
+def updated_tangent_item(result, t, array, index, value):
+    """Linear in `t` and `value` (`array` only gives the dtype)."""
+    d[result] = updated_tangent(d[t], array, index, d[value])
+
+
 # ---- unary -----------------------------------------------------------------
 
 @tangent(operator.neg)

@@ -596,3 +596,32 @@ def test_reverse_over_the_gradient_of_a_dict_argument():
             down[key][i] -= h
             numeric = (_of_a_dict_gradient(up) - _of_a_dict_gradient(down)) / (2 * h)
             assert gradient[key][i] == pytest.approx(numeric, rel=1e-6, abs=1e-8)
+
+
+def _writes_an_item(x):
+    args = [x, 2.0]
+    args[0] = 0.5 * (x + np.swapaxes(x, -1, -2))  # autograd's symmetrize_matrix_arg
+    return np.sum(np.sin(args[0]) * args[1])
+
+
+def _writes_a_complex_item(x):
+    z = x * (1.0 + 0.5j)
+    z[0] = np.sin(x[1]) * 2j
+    return np.sum(np.abs(z) ** 2)
+
+
+@pytest.mark.parametrize("func, shape", [(_writes_an_item, (3, 3)),
+                                         (_writes_a_complex_item, (3,))])
+def test_an_item_write_differentiated_twice(func, shape):
+    # forward mode writes an item's tangent with updated_tangent; a jvp of a
+    # jvp (autograd's sqrtm test, order 2) and a gradient of a jvp need its
+    # own rules
+    rng = np.random.default_rng(0)
+    x, v, w = (rng.normal(size=shape) for _ in range(3))
+    directional = tad.jvp(func)
+
+    def along_v(y):
+        return directional(y, v)[1]
+    numerical = numerical_grad(along_v, (x,), 0)
+    np.testing.assert_allclose(tad.grad(along_v)(x), numerical, rtol=1e-6, atol=1e-8)
+    assert tad.jvp(along_v)(x, w)[1] == pytest.approx(np.sum(numerical * w), rel=1e-6)
