@@ -23,7 +23,7 @@ import numpy as np
 
 from tangent_ad.runtime import (
     appended, built, c_concat, call_value, concatenated, formatted, iterated, jvp_function,
-    r_concat, repeated, size_of, updated, vjp_function)
+    r_concat, repeated, size_of, updated, updated_tangent, vjp_function)
 from tangent_ad.runtime.ordering import extreme_index, reversed_indices, sort_order
 
 try:
@@ -37,7 +37,8 @@ DEFAULT_DOMAIN = (-1.0, 1.0)
 POSITIVE = (0.5, 2.0)
 # The modules the expressions may use, and the names the test's functions use.
 NAMESPACE = {"np": np, "math": math, "appended": appended, "iterated": iterated,
-             "updated": updated, "concatenated": concatenated, "repeated": repeated,
+             "updated": updated, "updated_tangent": updated_tangent,
+             "concatenated": concatenated, "repeated": repeated,
              "sort_order": sort_order, "extreme_index": extreme_index,
              "reversed_indices": reversed_indices, "call_value": call_value,
              "vjp_function": vjp_function, "jvp_function": jvp_function, "formatted": formatted,
@@ -882,6 +883,8 @@ SPECS = [
     Spec(updated, "updated(x, 1, y)", x=(3,), y=None),
     Spec(updated, "updated(x, slice(0, 2, None), y)", x=(3, 2), y=(2,)),
     Spec(updated, "updated(x, (1, slice(None, None, None)), y * 2.0)", x=(3, 2), y=(1,)),
+    Spec(updated_tangent, "updated_tangent(x, x, 1, y)", x=(3,), y=None),
+    Spec(updated_tangent, "updated_tangent(x, x, slice(0, 2, None), y * 2.0)", x=(3, 2), y=(2,)),
 
     # ---- sequences: the same items in another container -------------------------
     Spec(list, "np.stack(list((x, y * x)))", x=(3,), y=(3,)),

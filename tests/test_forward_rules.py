@@ -33,7 +33,7 @@ MODULE_HEADER = '''\
 import math
 
 import numpy as np
-from tangent_ad.runtime import appended, concatenated, iterated, repeated, updated
+from tangent_ad.runtime import appended, concatenated, iterated, repeated, updated, updated_tangent
 from tangent_ad.runtime import built, call_value, formatted, jvp_function, vjp_function
 from rule_specs import Pair, ode_rhs
 from tangent_ad.runtime.ordering import extreme_index, reversed_indices, sort_order
