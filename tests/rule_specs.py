@@ -503,6 +503,8 @@ SPECS = [
     Spec(r_concat, "np.r_[s, t]", s=None, t=None),
     Spec(r_concat, "np.r_[x, y]", x=(2, 3), y=(1, 3)),
     Spec(r_concat, "np.r_[x]", x=()),
+    Spec(r_concat, "np.r_[x, 1:4]", x=(3,)),  # a slice is a range: np.arange
+    Spec(r_concat, "np.r_[0:1:4j, x, :2, 0.5:2.0:0.5]", x=(2,)),  # np.linspace for 4j
     Spec(c_concat, "np.c_[x, y]", x=(3,), y=(3,)),
     Spec(c_concat, "np.c_[x, y, x]", x=(3,), y=(3, 2)),
     Spec(c_concat, "np.c_[x, y]", x=(2, 2), y=(2, 1)),

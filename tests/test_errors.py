@@ -105,10 +105,14 @@ UNSUPPORTED = [
             return x and x
         """, "return x and x"),
     # NumPy forms a derivative cannot follow (tangent_ad/frontend/numpy_forms.py)
-    ("np.r_ with a slice", """
+    ("np.c_ with a slice", """
         def f(x):
-            return np.sum(np.r_[0:3, x] * 2.0)
-        """, "return np.sum(np.r_[0:3, x] * 2.0)"),
+            return np.sum(np.c_[0:3, x] * 2.0)
+        """, "return np.sum(np.c_[0:3, x] * 2.0)"),
+    ("np.r_ with a step that may be a count", """
+        def f(x, k):
+            return np.sum(np.r_[0:3:k, x] * 2.0)
+        """, "return np.sum(np.r_[0:3:k, x] * 2.0)"),
     ("np.c_ with a directive", """
         def f(x):
             return np.sum(np.c_['0', x, x])

@@ -14,7 +14,7 @@ import numpy as np
 
 from tangent_ad.errors import UnsupportedSyntaxError
 from tangent_ad.frontend.methods import ATTRIBUTES, PACKED_ARGUMENTS, numpy_path
-from tangent_ad.frontend.numpy_forms import index_items, index_trick, refuse_in_place
+from tangent_ad.frontend.numpy_forms import index_items, index_trick, refuse_in_place, slice_range
 from tangent_ad.nodes import assign, call, const, name
 from tangent_ad.runtime.objects import field
 
@@ -39,6 +39,11 @@ class Atoms:
         if isinstance(node, (gast.Tuple, gast.List)):
             return type(node)(elts=[self.index(e) for e in node.elts], ctx=gast.Load())
         return self.atom(node)
+
+    def _range(self, item):
+        """The range a slice of ``np.r_`` stands for (``slice_range``)."""
+        func, args = slice_range(item)
+        return self.numpy_call(func, [self.atom(a) for a in args])
 
     def _resolved(self, node, obj):
         self.ctx.resolved[node] = obj
@@ -117,8 +122,9 @@ class Atoms:
             return self.numpy_call(ATTRIBUTES[node.attr], [self.atom(node.value)])
         elif isinstance(node, gast.Subscript) and index_trick(resolved.get(node.value)):
             label, func = index_trick(resolved[node.value])
-            items = self.atom(gast.Tuple(elts=index_items(node, label, self.ctx),
-                                         ctx=gast.Load()))
+            items = [self._range(item) if isinstance(item, gast.Slice) else item
+                     for item in index_items(node, label, self.ctx)]
+            items = self.atom(gast.Tuple(elts=items, ctx=gast.Load()))
             return self._resolved(call(func.__name__, items), func)
         elif isinstance(node, gast.Subscript):
             new = gast.Subscript(value=self.atom(node.value), slice=self.index(node.slice),

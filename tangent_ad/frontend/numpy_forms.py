@@ -5,7 +5,9 @@ functions that write into their arguments.
 so no rule would see them: the normalizer rewrites them into calls of
 ``r_concat((a, b))`` and ``c_concat((a, b))``, runtime functions that do
 the same thing and whose rules split the adjoint like np.concatenate's.
-Slices (``np.r_[0:3]``) and directive strings (``np.r_['0,2', a]``) are
+A slice of ``np.r_`` (``np.r_[x, 1:10]``) is the range it stands for,
+``np.arange`` (``np.linspace`` for an imaginary step), a constant;
+directive strings (``np.r_['0,2', a]``) and slices of ``np.c_`` are
 refused.
 
 A function that writes into an argument (``np.put_along_axis(y, i, v,
@@ -14,6 +16,7 @@ for its effect only, so the write would be invisible to the derivative.
 Each such function and a ufunc's ``.at`` are refused with a hint to the
 functional form (``out=`` is refused up front, by the validate stage).
 """
+import gast
 import numpy as np
 
 from tangent_ad.errors import UnsupportedSyntaxError
@@ -37,10 +40,14 @@ def index_trick(obj):
 
 
 def index_items(node, label, ctx):
-    """The item expressions of ``np.r_[...]``; refuse slices and strings."""
+    """The item expressions of ``np.r_[...]``, a slice of ``np.r_`` as
+    the range it stands for (`slice_range`); refuse directive strings,
+    slices of ``np.c_`` and slices whose step may be complex (a count)."""
     items = node.slice.elts if type(node.slice).__name__ == "Tuple" else [node.slice]
     for item in items:
         kind = type(item).__name__
+        if kind == "Slice" and label == "np.r_" and _plain_step(item.step):
+            continue
         if kind == "Slice" or (kind == "Constant" and isinstance(item.value, str)):
             raise UnsupportedSyntaxError(
                 f"{label}[...] with a slice or a directive string cannot be "
@@ -48,6 +55,26 @@ def index_items(node, label, ctx):
                 "np.concatenate, np.column_stack and np.arange",
                 **ctx.where(node))
     return items
+
+
+def _plain_step(step):
+    """A step np.r_ reads one way for sure: none, or a number written out
+    (an imaginary one is a count of points, any other an increment)."""
+    return step is None or type(step).__name__ == "Constant" and \
+        type(step.value) in (int, float, complex)
+
+
+def slice_range(item):
+    """(the NumPy function, its argument expressions) that ``np.r_``
+    makes of the slice `item`: ``a:b:s`` is ``np.arange(a, b, s)``, and
+    ``a:b:nj`` (an imaginary step) ``np.linspace(a, b, n)``; a missing
+    start is 0, a missing step 1."""
+    start = item.lower if item.lower is not None else gast.Constant(value=0, kind=None)
+    step = item.step.value if item.step is not None else 1
+    if isinstance(step, complex):
+        count = gast.Constant(value=int(abs(step)), kind=None)
+        return np.linspace, [start, item.upper, count]
+    return np.arange, [start, item.upper, gast.Constant(value=step, kind=None)]
 
 
 def refuse_in_place(node, obj, ctx):
