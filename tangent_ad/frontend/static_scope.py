@@ -12,8 +12,7 @@ import collections
 
 import gast
 
-from tangent_ad.frontend import closures
-from tangent_ad.nodes import walk
+from tangent_ad.nodes import children, walk
 
 _MISSING = object()
 
@@ -31,19 +30,16 @@ class StaticScope:
         params = [a.id for a in tree.args.args + tree.args.kwonlyargs]
         params += [a.id for a in (tree.args.vararg, tree.args.kwarg) if a is not None]
         self.stores = collections.Counter(p for p in params if p not in ctx.static_args)
-        self.names, self.loads, lazy = _names_and_loads(tree)
+        self.names, self.loads, lazy, stored, defs = _names_and_loads(tree)
         in_comprehensions = {id(n) for c in lazy for g in c.generators
                              for n in walk(g.target) if isinstance(n, gast.Name)}
         self.comprehension_variables = set()
-        defs = []
-        for node in closures._walk_outside_functions(tree.body):
+        for node in stored:
             if id(node) in in_comprehensions:  # local to its comprehension
                 self.comprehension_variables.add(node.id)
-            elif isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
+            else:
                 self.stores[node.id] += 1
-            elif isinstance(node, gast.FunctionDef):
-                self.stores[node.name] += 1
-                defs.append(node.name)
+        self.stores.update(defs)
         self.local_defs = {name for name in defs if self.stores[name] == 1}
 
     def is_local(self, identifier):
@@ -102,20 +98,40 @@ _LAZY = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 
 
 def _names_and_loads(tree):
-    """(every name in `tree`, `loads`, the comprehensions in it), from one
-    walk (and one more of each comprehension)."""
-    names, counts, lazy = set(), collections.Counter(), []
-    for node in walk(tree):
-        if node.__class__ is gast.Name:
+    """(every name in the FunctionDef `tree`, `loads`, the comprehensions in
+    it, the Names its body stores or deletes outside the functions nested in
+    it, the names of the functions its body defines outside those), from
+    one walk (and one more of each comprehension)."""
+    names, counts, lazy, stored, defs = set(), collections.Counter(), [], [], []
+    if isinstance(tree, gast.FunctionDef):
+        body = {id(statement) for statement in tree.body}
+        todo = [(child, id(child) in body) for child in children(tree)]
+    else:
+        todo = [(tree, False)]
+    pop, push = todo.pop, todo.append
+    while todo:
+        node, outside = pop()
+        cls = node.__class__
+        if cls is gast.Name:
             names.add(node.id)
-            if node.ctx.__class__ is gast.Load:
+            context = node.ctx.__class__
+            if context is gast.Load:
                 counts[node.id] += 1
-        elif isinstance(node, _LAZY):
+            elif outside and (context is gast.Store or context is gast.Del):
+                stored.append(node)
+            continue
+        if cls in _LAZY:
             lazy.append(node)
+        elif outside and (cls is gast.FunctionDef or cls is gast.Lambda):
+            if cls is gast.FunctionDef:
+                defs.append(node.name)
+            outside = False  # (what a nested function binds is its own)
+        for child in children(node):
+            push((child, outside))
     shadowed = {}
     for node in lazy:
         own = {n.id for g in node.generators for n in walk(g.target) if isinstance(n, gast.Name)}
         shadowed.update((id(n), n) for n in walk(node) if isinstance(n, gast.Name)
                         and n.id in own and isinstance(n.ctx, gast.Load))
     counts.subtract(n.id for n in shadowed.values())
-    return names, +counts, lazy
+    return names, +counts, lazy, stored, defs
