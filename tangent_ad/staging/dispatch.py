@@ -124,7 +124,7 @@ class _Stager:
         self.seen = {}       # kinds -> calls so far, before staging
         self.variants = {}   # kinds -> function to run
         self.sources = {}    # kinds -> source of the copy
-        self.printed = {}    # kinds -> the ast functions it was printed from
+        self.reads_live = {}  # kinds -> whether the copy reads a global live
         self.guarded = {}    # kinds -> code of the copy behind its guard
         self.constants = {}  # name -> value, for the guards
         self.copies = 0      # pullback copies written so far
@@ -242,9 +242,10 @@ class _Stager:
             return self.general
         printed = [emit.printed(tree) for tree in trees]
         self.sources[key] = "\n\n".join(text for text, _ in printed)
-        self.printed[key] = [function for _, function in printed]
+        self.reads_live[key] = _reads_any([function for _, function in printed],
+                                          self.ns.get(LIVE_NAMES_KEY, ()))
         return self._compile(self.sources[key], f"for {_describe(key[:len(self.params)])}",
-                             self.printed[key])
+                             as_text=not self.reads_live[key])
 
     def _compiled(self, key, args):
         """The compiled copy for kinds `key` (compiled for the types of
@@ -337,7 +338,8 @@ class _Stager:
         # a guard that checks the kinds of globals reads them: rewritten live
         reads_globals = any(kind is not None for _, kind in key[len(self.params):])
         return self._compile(source, f"for {_describe(key[:len(self.params)])}, guarded",
-                             None if reads_globals else self.printed.get(key)).__code__
+                             as_text=not (reads_globals or self.reads_live.get(key, True))
+                             ).__code__
 
     def _guarded_kernel(self, key, checks):
         """The code that calls the compiled kernel for `key` behind its guard
@@ -383,16 +385,16 @@ class _Stager:
         self.constants[name] = self.ns[name] = value
         return name
 
-    def _compile(self, source, label, functions=None):
+    def _compile(self, source, label, as_text=False):
         """Compile `source` into the namespace and take out its function.
         Its reads of the user's globals are rewritten to read them live
         (the copies do as the general derivative does), which needs the
-        text's tree; `functions`, the ``ast`` copies `source` was printed
-        from, tell when there are none, and the text is compiled as it is."""
+        text's tree; `as_text` says there are none (``_reads_any``), and the
+        text is compiled as it is."""
         filename = f"<tangent_ad {self.name} {label}>"
         texts.register(filename, source)
         live = (LIVE_KEY, self.ns.get(LIVE_NAMES_KEY, ()))  # the copies read globals live too
-        if functions is not None and not _reads_any(functions, live[1]):
+        if as_text:
             code = compile(source, filename, "exec")
         else:
             code = compile(scopes.read_live(ast.parse(source), lambda name: live), filename, "exec")
