@@ -68,13 +68,17 @@ def slice_range(item):
     """(the NumPy function, its argument expressions) that ``np.r_``
     makes of the slice `item`: ``a:b:s`` is ``np.arange(a, b, s)``, and
     ``a:b:nj`` (an imaginary step) ``np.linspace(a, b, n)``; a missing
-    start is 0, a missing step 1."""
+    start is 0, a missing step 1 (and neither is written)."""
     start = item.lower if item.lower is not None else gast.Constant(value=0, kind=None)
     step = item.step.value if item.step is not None else 1
     if isinstance(step, complex):
         count = gast.Constant(value=int(abs(step)), kind=None)
         return np.linspace, [start, item.upper, count]
-    return np.arange, [start, item.upper, gast.Constant(value=step, kind=None)]
+    if step != 1:
+        return np.arange, [start, item.upper, item.step]
+    if item.lower is None and item.upper is not None:
+        return np.arange, [item.upper]  # (the shortest form that reads the same)
+    return np.arange, [start, item.upper]
 
 
 def refuse_in_place(node, obj, ctx):
