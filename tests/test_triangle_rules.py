@@ -200,3 +200,32 @@ def test_cholesky_gradient_of_a_larger_matrix(upper):
     def f(a):
         return np.sum(np.sin(np.linalg.cholesky(a, upper=upper)) * weight)
     np.testing.assert_allclose(tad.grad(f)(a), _central_gradient(f, a), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("block", [1, 2, 3])
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_adjoint_by_blocks(monkeypatch, block, upper):
+    """Large matrices take Cholesky's adjoint by halves (triangles._BLOCK):
+    with tiny blocks, a 9 x 9 matrix recurses through uneven splits, and
+    its gradient matches central differences and the three BLAS calls on
+    the whole matrix."""
+    rng = np.random.default_rng(11)
+    factor, weight = _factor_and_adjoint(9, np.float64, upper, rng)
+    a = factor.T @ factor if upper else factor @ factor.T
+    a += 0.3 * rng.normal(size=a.shape)
+
+    def f(a):
+        return np.sum(np.sin(np.linalg.cholesky(a, upper=upper)) * weight)
+    whole = tad.grad(f)(a)
+    monkeypatch.setattr(triangles, "_BLOCK", block)
+    by_blocks = tad.grad(f)(a)
+    np.testing.assert_allclose(by_blocks, _central_gradient(f, a), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(by_blocks, whole, rtol=1e-12, atol=1e-12 * np.abs(whole).max())
+    for dtype, tol in ((np.float64, 1e-12), (np.float32, 1e-4)):
+        g = rng.normal(size=(9, 9)).astype(dtype)
+        lower = factor.astype(dtype)
+        want = runtime.untriangle(runtime.grad_cholesky(g[None], lower[None], upper)[0], upper)
+        for got in (runtime.grad_cholesky_triangle(g, lower, upper),
+                    runtime.untriangle(runtime.grad_cholesky(g, lower, upper), upper)):
+            assert got.dtype == dtype
+            np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.abs(want).max())
