@@ -2,24 +2,25 @@
 
 ``specialize`` (the rewrites the kinds allow) runs with the general
 passes of ``optimize/`` to their fixed point; then ``sums``, ``inline``,
-``release`` and ``accumulate`` finish the copy. ``dispatch`` calls
+``full_sums``, ``release`` and ``accumulate`` finish the copy. ``dispatch`` calls
 `optimize` on each function of the unit it stages.
 """
 from tangent_ad.optimize import dce, fixed_point, propagate, simplify
-from tangent_ad.staging import accumulate, inline, release, specialize, sums
+from tangent_ad.staging import accumulate, full_sums, inline, release, specialize, sums
 
 
 def optimize(tree, params, unit=None, given=(), tally=None):
     """The FunctionDef `tree` specialized for parameter kinds `params`:
     `specialize` and the general passes to a fixed point (the general
-    loop, ``fixed_point.run``), then `sums`, `inline`, `release` and
-    `accumulate` (in place); `unit` and `given` as for `kinds.Kinds`.
+    loop, ``fixed_point.run``), then `sums`, `inline`, `full_sums`,
+    `release` and `accumulate` (in place); `unit` and `given` as for `kinds.Kinds`.
     `tally` (a ``fixed_point.Tally``) counts the fixed point's rewrites."""
     passes = (_Specialize(params, unit, given), simplify, propagate, dce)
     tree = fixed_point.run(tree, tally or fixed_point.Tally(), passes)
     namespace = unit.namespace if unit is not None else None
     tree = sums.run(tree, params, unit, given, namespace)
-    tree = release.run(inline.run(tree, namespace), params, unit, given)
+    tree = full_sums.run(inline.run(tree, namespace), params, unit, given)
+    tree = release.run(tree, params, unit, given)
     return accumulate.run(tree, params, unit, given)
 
 
