@@ -128,3 +128,27 @@ def test_factorizations_and_solves_have_kinds():
         got32 = df32(*single)
     assert got32.dtype == onp.float32 and got32.shape == (2,)
     onp.testing.assert_allclose(got32, got, rtol=2e-3, atol=1e-4)
+
+
+def solves(params, A, y):
+    K = onp.exp(params[0]) * (A @ A.T) + onp.exp(params[1]) * onp.eye(len(y))
+    return 0.5 * onp.dot(y, onp.linalg.solve(K, y)) + onp.sum(onp.linalg.inv(K) * (A @ A.T))
+
+
+def test_solve_and_inverse_have_kinds():
+    """np.linalg.solve and np.linalg.inv, and the adjoints of a solve
+    (grad_solve_rhs, grad_solve_lhs): the copy keeps no unbroadcast of
+    the matrix's adjoint, and the gradient matches the general one and
+    finite differences; float32 keeps its dtype."""
+    rng = onp.random.default_rng(3)
+    args = (onp.array([0.1, -1.0]), rng.standard_normal((5, 2)), rng.standard_normal(5))
+    df, got, source = _staged(solves, args)
+    assert "grad_solve_lhs(" in source and "unbroadcast(bK" not in source, source
+    onp.testing.assert_allclose(got, df.__wrapped__(*args), rtol=1e-12)
+    check_grads(solves, df, args)
+    single = tuple(a.astype(onp.float32) for a in args)
+    df32 = tad.grad(solves)
+    for _ in range(3):
+        got32 = df32(*single)
+    assert got32.dtype == onp.float32 and got32.shape == (2,)
+    onp.testing.assert_allclose(got32, got, rtol=2e-3, atol=1e-4)

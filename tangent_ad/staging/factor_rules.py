@@ -3,16 +3,18 @@ linear algebra, for ``kinds.Kinds``: rules a stand-in cannot give
 (``sampled.py`` would call ``np.linalg.cholesky`` on a matrix of ones,
 which it refuses).
 
-* ``np.linalg.cholesky(a)``, ``matrix_transpose(a)``, ``untriangle(s)``:
+* ``np.linalg.cholesky(a)``, ``np.linalg.inv(a)``, ``matrix_transpose(a)``,
+  ``untriangle(s)``:
   the kind of their (stack of) square, inexact matrices, transposed for
   ``matrix_transpose`` (of any matrices);
 * SciPy's ``solve_triangular(a, b, ...)`` (keywords but ``trans``, ``lower``,
-  ``unit_diagonal`` and ``check_finite`` unknown): `b`'s kind, for a square
-  `a` of `b`'s inexact dtype;
+  ``unit_diagonal`` and ``check_finite`` unknown) and ``np.linalg.solve(a,
+  b)``: `b`'s kind, for a square `a` of `b`'s inexact dtype;
 * ``product_triangle(a, b, lower, like)``: the (n, m) matrix of n x k and m x k
   matrices `a` and `b` of one inexact dtype;
 * the adjoint of an operand (``undiag``, ``grad_dot_lhs``, ``grad_dot_rhs``,
-  ``grad_cholesky``, ``grad_cholesky_triangle``): that operand's kind,
+  ``grad_cholesky``, ``grad_cholesky_triangle``, ``grad_solve_lhs``,
+  ``grad_solve_rhs``): that operand's kind,
   when every array argument has its inexact dtype (and any other is a real
   scalar, for a float64 operand).
 
@@ -30,7 +32,8 @@ _SOLVE_OPTIONS = frozenset({"trans", "lower", "unit_diagonal", "check_finite"})
 # helper -> (position of the operand whose adjoint it returns, argument count)
 _OPERAND_ADJOINTS = {runtime.undiag: (1, 2), runtime.grad_dot_lhs: (1, 3),
                      runtime.grad_dot_rhs: (2, 3), runtime.grad_cholesky: (1, 2),
-                     runtime.grad_cholesky_triangle: (1, 2)}
+                     runtime.grad_cholesky_triangle: (1, 2), runtime.grad_solve_lhs: (1, 3),
+                     runtime.grad_solve_rhs: (2, 3)}
 
 
 def rule(func):
@@ -43,6 +46,8 @@ def rule(func):
         return _operand_adjoint
     if func is runtime.product_triangle:
         return _product_triangle
+    if func is np.linalg.solve:
+        return _solve_triangular  # the same kinds: b's, for a square a of its dtype
     scipy_linalg = sys.modules.get("scipy.linalg")
     if scipy_linalg is not None and func is getattr(scipy_linalg, "solve_triangular", None):
         return _solve_triangular
@@ -112,4 +117,4 @@ def _square_inexact(kind):
         kind.shape[-1] == kind.shape[-2] and kind.dtype.kind in "fc"
 
 
-_SQUARE = frozenset({np.linalg.cholesky, runtime.untriangle})
+_SQUARE = frozenset({np.linalg.cholesky, np.linalg.inv, runtime.untriangle})
