@@ -650,6 +650,40 @@ def test_kind_of_a_product_triangle():
     assert names["t"] == Kind("array", (4, 3), F64) and names["u"] is None
 
 
+def test_kinds_of_a_log_determinant_and_its_adjoint():
+    """slogdet's sign and log (scalars of a matrix, arrays of a stack's
+    shape; the log is real), unindex(g, t, i)[i] of its tuple (g itself),
+    np.expand_dims of a number with negative axes, and a solve's adjoints
+    seeded by a Python float."""
+    names = kinds_of("""
+        def f(K, S, C, y, g):
+            t = np.linalg.slogdet(K)
+            sign = t[0]
+            log = t[1]
+            stacked = np.linalg.slogdet(S)[1]
+            csign = np.linalg.slogdet(C)[0]
+            clog = np.linalg.slogdet(C)[1]
+            item = unindex(g * 0.5, t, 1)[1]
+            other = unindex(g * 0.5, t, 1)[0]
+            spread = np.expand_dims(item, (-2, -1))
+            x = np.linalg.solve(K, y)
+            gx = grad_matmul_rhs(g, y, x)
+            gb = grad_solve_rhs(gx, K, x)
+            ga = grad_solve_lhs(gb, K, x)
+            inverse = np.linalg.inv(K)
+        """, K=Kind("array", (4, 4), F64), S=Kind("array", (2, 3, 3), F32),
+        C=Kind("array", (3, 3), np.dtype(np.complex128)), y=Kind("array", (4,), F64),
+        g=Kind("float"))
+    assert names["sign"] == names["log"] == Kind("scalar", (), F64)
+    assert names["stacked"] == Kind("array", (2,), F32)
+    assert names["csign"] == Kind("scalar", (), np.dtype(np.complex128))
+    assert names["clog"] == Kind("scalar", (), F64)
+    assert names["item"] == Kind("float") and names["other"] is None
+    assert names["spread"] == Kind("array", (1, 1), F64)
+    assert names["x"] == names["gx"] == names["gb"] == Kind("array", (4,), F64)
+    assert names["ga"] == names["inverse"] == Kind("array", (4, 4), F64)
+
+
 def test_kinds_follow_numpy_broadcasting_and_promotion():
     names = kinds_of("""
         def f(x, v, s, n):

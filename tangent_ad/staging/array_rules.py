@@ -88,14 +88,21 @@ class ArrayRules:
         return _result(out, ())
 
     def _expand_dims(self, x, axis):
-        """``np.expand_dims(x, i)`` of an array `x` and a constant `i`."""
+        """``np.expand_dims(x, i)`` of an array or number `x` and a constant
+        `i` or tuple of them (an array either way: a number's dtype is
+        the one NumPy gives it)."""
         kind = self.of(x)
-        if kind in (None, BOTTOM) or kind.box != "array" or \
-                not (isinstance(axis, gast.Constant) and type(axis.value) is int) or \
-                not -len(kind.shape) - 1 <= axis.value <= len(kind.shape):
+        axes = [_int_constant(a) for a in (axis.elts if isinstance(axis, gast.Tuple) else [axis])]
+        if kind in (None, BOTTOM) or kind.box not in ("array", "scalar", "real", "float", "int") \
+                or None in axes:
             return None if kind != BOTTOM else kind
-        at = axis.value % (len(kind.shape) + 1)
-        return Kind("array", kind.shape[:at] + (1,) + kind.shape[at:], kind.dtype)
+        dtype = kind.dtype if kind.dtype is not None else np.asarray(kind.sample()).dtype
+        at = tuple(axes) if isinstance(axis, gast.Tuple) else axes[0]
+        try:
+            shape = np.expand_dims(np.empty(kind.shape, dtype), at).shape
+        except (ValueError, np.exceptions.AxisError):
+            return None
+        return Kind("array", shape, dtype)
 
     def _outer(self, args):
         kinds = self._operands(args)
@@ -156,9 +163,9 @@ class ArrayRules:
             return Kind("float")
         if unbroadcast and target.box == "scalar" and g in (target, Kind("float")):
             return g
-        if target.box == "array" and target.shape and target.dtype.kind in "fc" \
-                and not g.python and g.dtype.kind in "fc":
-            return target
+        if target.box == "array" and target.shape and target.dtype.kind in "fc" and \
+                (g.box in ("float", "int") or not g.python and g.dtype.kind in "fc"):
+            return target  # (a Python number g takes the array's dtype)
         return None
 
 
@@ -179,3 +186,11 @@ def _constant_axis(node):
         if all(i is not None and type(i[0]) is int for i in items):
             return (tuple(i[0] for i in items),)
     return None
+
+
+def _int_constant(node):
+    """The int a constant (or a negated one, ``-2``) is, or None."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        inner = _int_constant(node.operand)
+        return None if inner is None else -inner
+    return node.value if isinstance(node, gast.Constant) and type(node.value) is int else None

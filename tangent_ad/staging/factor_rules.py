@@ -23,6 +23,7 @@ code that calls it has imported ``scipy.linalg``.
 """
 import sys
 
+import gast
 import numpy as np
 
 from tangent_ad import runtime
@@ -51,6 +52,32 @@ def rule(func):
     scipy_linalg = sys.modules.get("scipy.linalg")
     if scipy_linalg is not None and func is getattr(scipy_linalg, "solve_triangular", None):
         return _solve_triangular
+    return None
+
+
+def item(kinds, call, index, through):
+    """The Kind of item `index` of what `call` returns, for the tuple of
+    ``np.linalg.slogdet(a)`` (sign and log of the determinant: scalars, or
+    arrays of a stack's shape; the log is real) and for ``unindex(g, t,
+    i)[i]`` of such a tuple `t` (or a tuple literal), which is `g` itself;
+    None for other calls. `through(name)` is the expression a name is
+    bound to once (``Kinds._through``)."""
+    func = kinds.callee(call)
+    if func is np.linalg.slogdet and len(call.args) == 1 and not call.keywords and \
+            index in (0, 1, -1, -2):
+        a = kinds.of(call.args[0])
+        if a == BOTTOM or not _square_inexact(a):
+            return a if a == BOTTOM else None
+        dtype = a.dtype if index in (0, -2) else np.empty(0, a.dtype).real.dtype
+        return Kind("scalar", (), dtype) if len(a.shape) == 2 else \
+            Kind("array", a.shape[:-2], dtype)
+    if func is runtime.unindex and len(call.args) == 3 and not call.keywords:
+        at, container = call.args[2], through(call.args[1])
+        tuple_valued = isinstance(container, gast.Tuple) or \
+            isinstance(container, gast.Call) and kinds.callee(container) is np.linalg.slogdet
+        if tuple_valued and isinstance(at, gast.Constant) and at.value == index and \
+                type(index) is int:
+            return kinds.of(call.args[0])  # unindex_container puts g itself there
     return None
 
 

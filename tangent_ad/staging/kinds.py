@@ -216,8 +216,9 @@ class Kinds(ArrayRules):
                 return self.of(literal.elts[index.value])
             return None
         if isinstance(literal, gast.Call) and isinstance(node.slice, gast.Constant) and \
-                type(node.slice.value) is int:  # ``np.split(z, [n])[0]``
-            return sampled.item(self, literal, node.slice.value)
+                type(node.slice.value) is int:  # ``np.split(z, [n])[0]``, ``slogdet(a)[1]``
+            found = factor_rules.item(self, literal, node.slice.value, self._through)
+            return sampled.item(self, literal, node.slice.value) if found is None else found
         kinds = self._operands([node.value, node.slice])
         if not isinstance(kinds, list):
             return kinds
