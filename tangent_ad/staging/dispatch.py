@@ -9,7 +9,8 @@ float; an array's shape and dtype; see ``kinds.py``) of an earlier call,
 the dispatcher writes a copy of the derivative for those kinds, with
 copies of the pullbacks it calls (``unit.py``), each made by ``passes.py``
 (``specialize.py`` and the general passes to a fixed point, then
-``sums.py``, ``inline.py``, ``release.py`` and ``accumulate.py``). From
+``sums.py``, ``inline.py``, ``full_sums.py``, ``release.py`` and
+``accumulate.py``; ``branch_lists.py`` for a copy run as Python). From
 then on it runs the copy behind a guard on the arguments' kinds:
 
     def dloss_dW(W, x, bresult=1.0):
@@ -36,6 +37,7 @@ from tangent_ad import collector, emit, progress, scopes, tracebacks
 from tangent_ad.live import LIVE_KEY, LIVE_NAMES_KEY, rules_version_cell
 from tangent_ad.nodes import copy_tree
 from tangent_ad.optimize import fixed_point
+from tangent_ad.staging import branch_lists
 from tangent_ad.staging.passes import optimize
 from tangent_ad.staging.kinds import Kinds, kind_of
 from tangent_ad.staging.unit import OUTPUT_ADJOINT, Unit
@@ -240,7 +242,8 @@ class _Stager:
         trees = self._specialized(key)
         if trees is None:
             return self.general
-        printed = [emit.printed(tree) for tree in trees]
+        # (a compiled copy splits its stack itself: compiled/numba_form.py)
+        printed = [emit.printed(branch_lists.run(tree, self.ns)) for tree in trees]
         self.sources[key] = "\n\n".join(text for text, _ in printed)
         self.reads_live[key] = _reads_any([function for _, function in printed],
                                           self.ns.get(LIVE_NAMES_KEY, ()))

@@ -2,7 +2,8 @@
 
 ``specialize`` (the rewrites the kinds allow) runs with the general
 passes of ``optimize/`` to their fixed point; then ``sums``, ``inline``,
-``full_sums``, ``release`` and ``accumulate`` finish the copy. ``dispatch`` calls
+``full_sums``, ``release`` and ``accumulate`` finish the copy (and
+``branch_lists`` the copy that runs as Python: ``dispatch``). ``dispatch`` calls
 `optimize` on each function of the unit it stages.
 """
 from tangent_ad.optimize import dce, fixed_point, propagate, simplify
