@@ -43,6 +43,8 @@ bookkeeping a reader can look up here:
   lstsq;
 * ``quantiles``: the adjoints of np.quantile and np.percentile (and the
   nan* forms), method 'linear';
+* ``shared_lu``: one LU factorization for the solves, determinant and
+  inverse of a matrix, in a specialized copy (``staging/shared_factors.py``);
 * ``triangles``: Cholesky's adjoint, the triangle of a triangular
   solve's adjoint, and the symmetric matrix read from one triangle;
 * ``reductions``, ``shapes``, ``linalg``: the helpers of the NumPy rules,
@@ -53,7 +55,8 @@ bookkeeping a reader can look up here:
 from tangent_ad.runtime import (
     array_ops, arrays, boundary, core, factorizations, fft, function_values, interpolation, linalg,
     linalg_general, odes,
-    linalg_tangents, loops, objects, ordering, quantiles, reductions, shapes, structures, svd,
+    linalg_tangents, loops, objects, ordering, quantiles, reductions, shapes, shared_lu, structures,
+    svd,
     svd_formulas, tangents, triangles)
 from tangent_ad.runtime.array_ops import *  # noqa: F401,F403
 from tangent_ad.runtime.arrays import *  # noqa: F401,F403
@@ -73,6 +76,7 @@ from tangent_ad.runtime.ordering import *  # noqa: F401,F403
 from tangent_ad.runtime.quantiles import *  # noqa: F401,F403
 from tangent_ad.runtime.reductions import *  # noqa: F401,F403
 from tangent_ad.runtime.shapes import *  # noqa: F401,F403
+from tangent_ad.runtime.shared_lu import *  # noqa: F401,F403
 from tangent_ad.runtime.structures import *  # noqa: F401,F403
 from tangent_ad.runtime.svd import *  # noqa: F401,F403
 from tangent_ad.runtime.tangents import *  # noqa: F401,F403
@@ -80,5 +84,6 @@ from tangent_ad.runtime.triangles import *  # noqa: F401,F403
 
 MODULES = (arrays, boundary, core, structures, objects, loops, ordering, reductions, shapes, linalg,
            linalg_tangents, tangents, fft, svd, array_ops, interpolation, quantiles,
-           linalg_general, factorizations, svd_formulas, function_values, odes, triangles)
+           linalg_general, factorizations, svd_formulas, function_values, odes, triangles,
+           shared_lu)
 __all__ = [name for module in MODULES for name in module.__all__]

@@ -10,7 +10,8 @@ the dispatcher writes a copy of the derivative for those kinds, with
 copies of the pullbacks it calls (``unit.py``), each made by ``passes.py``
 (``specialize.py`` and the general passes to a fixed point, then
 ``sums.py``, ``inline.py``, ``full_sums.py``, ``release.py`` and
-``accumulate.py``; ``branch_lists.py`` for a copy run as Python). From
+``accumulate.py``; ``branch_lists.py`` and ``shared_factors.py`` for a
+copy run as Python). From
 then on it runs the copy behind a guard on the arguments' kinds:
 
     def dloss_dW(W, x, bresult=1.0):
@@ -37,7 +38,6 @@ from tangent_ad import collector, emit, progress, scopes, tracebacks
 from tangent_ad.live import LIVE_KEY, LIVE_NAMES_KEY, rules_version_cell
 from tangent_ad.nodes import copy_tree
 from tangent_ad.optimize import fixed_point
-from tangent_ad.staging import branch_lists
 from tangent_ad.staging.passes import optimize
 from tangent_ad.staging.kinds import Kinds, kind_of
 from tangent_ad.staging.unit import OUTPUT_ADJOINT, Unit
@@ -242,8 +242,7 @@ class _Stager:
         trees = self._specialized(key)
         if trees is None:
             return self.general
-        # (a compiled copy splits its stack itself: compiled/numba_form.py)
-        printed = [emit.printed(branch_lists.run(tree, self.ns)) for tree in trees]
+        printed = [emit.printed(tree) for tree in trees]
         self.sources[key] = "\n\n".join(text for text, _ in printed)
         self.reads_live[key] = _reads_any([function for _, function in printed],
                                           self.ns.get(LIVE_NAMES_KEY, ()))
@@ -296,13 +295,14 @@ class _Stager:
         unit.solve(root, params)
         dropped = set(unit.invalid)
         tally = fixed_point.Tally()  # did specializing change anything?
-        trees = [optimize(root, params, unit, tally=tally)]
+        as_python = kinds is None  # (a compiled copy keeps to NumPy and one stack per site)
+        trees = [optimize(root, params, unit, tally=tally, as_python=as_python)]
         facts = [(params, ())]
         for spec_key, spec in unit.valid().items():
             tree = copy.deepcopy(pullbacks[spec_key[0]])
             tree.name = spec.name
             facts.append((unit.params(spec_key), (OUTPUT_ADJOINT,)))
-            trees.append(optimize(tree, facts[-1][0], unit, facts[-1][1]))
+            trees.append(optimize(tree, facts[-1][0], unit, facts[-1][1], as_python=as_python))
         if unit.invalid != dropped:
             return None  # a fact changed while rewriting: trust none
         if len(trees) == 1 and kinds is None and not tally.rewrites and \

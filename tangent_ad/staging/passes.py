@@ -2,27 +2,34 @@
 
 ``specialize`` (the rewrites the kinds allow) runs with the general
 passes of ``optimize/`` to their fixed point; then ``sums``, ``inline``,
-``full_sums``, ``release`` and ``accumulate`` finish the copy (and
-``branch_lists`` the copy that runs as Python: ``dispatch``). ``dispatch`` calls
+``full_sums``, ``release`` and ``accumulate`` finish the copy, and
+``branch_lists`` and ``shared_factors`` a copy that runs as Python. ``dispatch`` calls
 `optimize` on each function of the unit it stages.
 """
 from tangent_ad.optimize import dce, fixed_point, propagate, simplify
-from tangent_ad.staging import accumulate, full_sums, inline, release, specialize, sums
+from tangent_ad.staging import (accumulate, branch_lists, full_sums, inline, release,
+                                shared_factors, specialize, sums)
 
 
-def optimize(tree, params, unit=None, given=(), tally=None):
+def optimize(tree, params, unit=None, given=(), tally=None, as_python=True):
     """The FunctionDef `tree` specialized for parameter kinds `params`:
     `specialize` and the general passes to a fixed point (the general
     loop, ``fixed_point.run``), then `sums`, `inline`, `full_sums`,
     `release` and `accumulate` (in place); `unit` and `given` as for `kinds.Kinds`.
-    `tally` (a ``fixed_point.Tally``) counts the fixed point's rewrites."""
+    `tally` (a ``fixed_point.Tally``) counts the fixed point's rewrites.
+    A copy that runs `as_python` (not compiled: ``compiled/``, which keeps
+    one save stack per site and calls NumPy only) gets `branch_lists` and
+    `shared_factors` last."""
     passes = (_Specialize(params, unit, given), simplify, propagate, dce)
     tree = fixed_point.run(tree, tally or fixed_point.Tally(), passes)
     namespace = unit.namespace if unit is not None else None
     tree = sums.run(tree, params, unit, given, namespace)
     tree = full_sums.run(inline.run(tree, namespace), params, unit, given)
     tree = release.run(tree, params, unit, given)
-    return accumulate.run(tree, params, unit, given)
+    tree = accumulate.run(tree, params, unit, given)
+    if as_python:
+        tree = shared_factors.run(branch_lists.run(tree, namespace), params, unit, given)
+    return tree
 
 
 class _Specialize:
