@@ -3,8 +3,8 @@ inverse: what a specialized copy calls in place of np.linalg.solve,
 slogdet and inv of one real square matrix (``staging/shared_factors.py``).
 
 Each step is the LAPACK routine NumPy's function runs (``getrf``, then
-``getrs`` or ``getri``), through SciPy, which the copy uses only when the
-process has imported it. A singular matrix raises LinAlgError where NumPy
+``getrs`` or ``getri``), through SciPy (the copy uses them only when SciPy
+is installed). A singular matrix raises LinAlgError where NumPy
 does (solve, inverse), and its log-determinant is (0, -inf) as NumPy's is.
 """
 import numpy as np
@@ -22,7 +22,7 @@ class Factored:
     __slots__ = ("lu", "piv", "info", "getrs", "getri")
 
     def __init__(self, a):
-        from scipy.linalg import get_lapack_funcs  # imported by the user's process already
+        from scipy.linalg import get_lapack_funcs  # (SciPy is optional: imported when used)
         getrf, self.getrs, self.getri = get_lapack_funcs(("getrf", "getrs", "getri"), (a,))
         self.lu, self.piv, self.info = getrf(a)
 

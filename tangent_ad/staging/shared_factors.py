@@ -18,8 +18,8 @@ factored once, right after it is bound, and each call uses the factors
 
 The same LAPACK steps NumPy takes, so the values agree to rounding.
 
-The rewrite needs: SciPy imported by the process already (it is never
-imported for this); K a name the function binds once, in a statement of
+The rewrite needs: SciPy installed (imported the first time a copy has
+a matrix to share); K a name the function binds once, in a statement of
 its own body (or a parameter it never binds), a real float32 or float64
 square matrix by its kind; every read of K an argument of a NumPy function
 or runtime helper without ``out=``, or an operand (nothing changes it in
@@ -29,6 +29,7 @@ nothing), its other arrays of K's dtype (no promotion), and at least two
 calls. A name of the helpers that the copy's namespace holds for
 something else leaves the copy as it is.
 """
+import importlib.util
 import sys
 
 import gast
@@ -47,7 +48,7 @@ def run(tree, params, unit=None, given=()):
     """Return the FunctionDef `tree` with one factorization per matrix
     that several solves, determinants and inverses share (`params`,
     `unit` and `given` as for `kinds.Kinds`)."""
-    if "scipy.linalg" not in sys.modules or not _has_candidates(tree):
+    if not _has_candidates(tree):
         return tree
     namespace = unit.namespace if unit is not None else None
     if namespace is not None and any(namespace.get(h, getattr(runtime, h)) is not
@@ -67,7 +68,7 @@ def run(tree, params, unit=None, given=()):
     for matrix, found in sites.items():
         start = _binding(tree, matrix)
         if len(found) < 2 or start is None or any(i <= start for i, _ in found) or \
-                not _only_read(tree, matrix, kinds):
+                not _only_read(tree, matrix, kinds) or not _scipy_linalg():
             continue
         factors = f"{matrix}_lu"
         while factors in names:
@@ -85,6 +86,17 @@ def run(tree, params, unit=None, given=()):
     if done and namespace is not None:
         namespace.update((h, getattr(runtime, h)) for h in _HELPERS)
     return tree
+
+
+def _scipy_linalg():
+    """Whether SciPy's linear algebra can be used: imported here, once per
+    process, when it is installed and a copy has a matrix to share."""
+    if "scipy.linalg" in sys.modules:
+        return True
+    if importlib.util.find_spec("scipy") is None:
+        return False
+    import scipy.linalg  # noqa: F401 (slow to import: only when needed)
+    return True
 
 
 def _has_candidates(tree):
