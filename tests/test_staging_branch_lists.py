@@ -8,6 +8,7 @@ import pytest
 
 import tangent_ad as tad
 from tangent_ad.staging import dispatch as staging
+from control_flow_functions import loop_branch
 
 
 def _staged(f, args):
@@ -21,15 +22,6 @@ def _staged(f, args):
     fd = (f(args[0] + step, *args[1:]) - f(args[0] - step, *args[1:])) / (2 * step)
     np.testing.assert_allclose(np.ravel(got)[0], fd, rtol=1e-6, atol=1e-9)
     return source
-
-
-def branchy(x, n):
-    for i in range(n):
-        if x > 0.5:
-            x = x * 0.9 + 0.05
-        else:
-            x = np.sin(x) + 0.3
-    return x
 
 
 def two_branches(x, n):
@@ -46,7 +38,7 @@ def two_branches(x, n):
 
 
 def test_the_adjoint_loop_iterates_the_decisions():
-    source = _staged(branchy, (0.3, 10))
+    source = _staged(loop_branch, (0.3, 10))
     assert "taken = []" in source and "taken.append(True)" in source
     assert "for taken_step in reversed(taken):" in source and "if taken_step:" in source
     assert "if stack.pop():" not in source
