@@ -46,6 +46,9 @@ def run(tree, namespace=None):
     """Return the FunctionDef `tree` with the branch decisions of its loops
     on lists of their own where that is the same (module docstring);
     ``range`` and ``reversed`` looked up in `namespace` (``callees.py``)."""
+    if not any(_call_of(s.iter, "reversed") and any(_replay(r) for r in s.body)
+               for s in tree.body if isinstance(s, gast.For)):
+        return tree  # (no adjoint loop that replays a branch: the cheap test first)
     callees = for_function(tree, namespace)
     if not _stack_used_only_by_sites(tree) or callees.of(_name("range", gast.Load())) \
             is not range or callees.of(_name("reversed", gast.Load())) is not reversed:

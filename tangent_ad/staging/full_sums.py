@@ -26,6 +26,7 @@ import gast
 import numpy as np
 
 from tangent_ad.nodes import call, child_fields, walk
+from tangent_ad.staging.callees import for_function
 from tangent_ad.staging.kinds import Kinds
 
 _REAL_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
@@ -34,12 +35,12 @@ _REAL_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 def run(tree, params, unit=None, given=()):
     """Return the FunctionDef `tree` with its full sums of products
     rewritten (`params`, `unit` and `given` as for `kinds.Kinds`)."""
-    kinds = None
+    kinds, callees = None, for_function(tree, unit.namespace if unit is not None else None)
     for node in list(walk(tree)):
         for field in child_fields(node.__class__):
             value = getattr(node, field, None)
             for i, item in enumerate(value if isinstance(value, list) else [value]):
-                if not _of_a_product(item):
+                if not _of_a_product(item) or callees.of_call(item) is not np.sum:
                     continue
                 kinds = kinds or Kinds(tree, params, unit, given)  # only when needed
                 new = _rewritten(item, kinds)
@@ -54,7 +55,7 @@ def run(tree, params, unit=None, given=()):
 
 def _of_a_product(node):
     """Whether `node` is a call of one operation's result, the shape of
-    ``np.sum(a * b)`` (what it calls is checked by `_rewritten`)."""
+    ``np.sum(a * b)`` (what it calls is looked up after)."""
     return isinstance(node, gast.Call) and len(node.args) == 1 and \
         isinstance(node.args[0], (gast.BinOp, gast.UnaryOp))
 

@@ -37,10 +37,12 @@ import numpy as np
 
 from tangent_ad import runtime
 from tangent_ad.nodes import call, walk
+from tangent_ad.staging.callees import for_function
 from tangent_ad.staging.kinds import Kinds
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 _HELPERS = ("factored", "solve_factored", "slogdet_factored", "inv_factored")
+_REWRITTEN = (np.linalg.solve, np.linalg.slogdet, np.linalg.inv, runtime.grad_solve_rhs)
 _COMPOUND = (gast.For, gast.While, gast.If, gast.With, gast.Try, gast.FunctionDef)
 
 
@@ -48,9 +50,9 @@ def run(tree, params, unit=None, given=()):
     """Return the FunctionDef `tree` with one factorization per matrix
     that several solves, determinants and inverses share (`params`,
     `unit` and `given` as for `kinds.Kinds`)."""
-    if not _has_candidates(tree):
-        return tree
     namespace = unit.namespace if unit is not None else None
+    if not _has_candidates(tree, namespace):
+        return tree
     if namespace is not None and any(namespace.get(h, getattr(runtime, h)) is not
                                      getattr(runtime, h) for h in _HELPERS):
         return tree
@@ -99,11 +101,12 @@ def _scipy_linalg():
     return True
 
 
-def _has_candidates(tree):
-    """Whether `tree` has two calls of the shape of the rewritten ones (a
-    cheap look before any kinds are found)."""
+def _has_candidates(tree, namespace):
+    """Whether `tree` calls the functions rewritten here twice or more (a
+    cheap look, by the objects called, before any kinds are found)."""
+    callees = for_function(tree, namespace)
     calls = [n for n in walk(tree) if isinstance(n, gast.Call) and n.args and
-             any(isinstance(a, gast.Name) for a in n.args[:2])]
+             callees.of_call(n) in _REWRITTEN]
     return len(calls) >= 2
 
 
