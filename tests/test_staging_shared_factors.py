@@ -15,6 +15,7 @@ from tangent_ad import emit, runtime  # noqa: E402
 from tangent_ad.runtime import shared_lu  # noqa: E402
 from tangent_ad.staging import dispatch as staging  # noqa: E402
 from tangent_ad.staging import passes as staging_passes  # noqa: E402
+from tangent_ad.staging import shared_factors  # noqa: E402
 from tangent_ad.staging.kinds import kind_of  # noqa: E402
 from test_optimize import functions  # noqa: E402
 
@@ -125,3 +126,22 @@ def test_a_solve_that_promotes_keeps_numpy():
     out = emit.run(staging_passes.optimize(functions(source)[0],
                                            {"a": kind_of(A.astype(np.float32)), "v": kind_of(V)}))
     assert "solve_factored" not in out, out
+
+
+@pytest.mark.parametrize("between", [
+    "np.fill_diagonal(k, 1.0)",      # NumPy writes into it
+    "np.add(v[0], 1.0, k)",          # a ufunc's output
+    "kt = k.T\n    kt += 1.0",       # through a view
+    "kt = np.transpose(k)\n    kt[0, 1] = 3.0",
+    "kk = k\n    kk[0] = v",
+])
+def test_a_matrix_written_in_place_keeps_numpy(between):
+    """The pass on its own (the general passes assume no such writes): a
+    matrix that anything may change between its calls keeps them."""
+    source = ("def f(a, v):\n    k = a * 2.0\n    x = np.linalg.solve(k, v)\n"
+              f"    {between}\n    return x, np.linalg.inv(k)\n")
+    params = {"a": kind_of(A), "v": kind_of(V)}
+    out = emit.run(shared_factors.run(functions(source)[0], params))
+    assert "factored" not in out, out
+    clean = "def f(a, v):\n    k = a * 2.0\n    x = np.linalg.solve(k, v)\n    return x, np.linalg.inv(k)\n"
+    assert "factored" in emit.run(shared_factors.run(functions(clean)[0], params))

@@ -152,31 +152,101 @@ def _binding(tree, name):
 
 
 def _only_read(tree, name, kinds):
-    """Every load of `name` is an operand or an argument of a NumPy
-    function or runtime helper without ``out=``."""
+    """Nothing changes the matrix `name` in place: neither it nor a view
+    of it (`_views`) is written (an item, ``+=``), and every read of them
+    is an operand or an argument that a function only reads: a ufunc's
+    input (no ``out``), a NumPy function or runtime helper that writes
+    none of its arguments."""
+    views = _views(tree, name, kinds)
     parents = {}
     for node in walk(tree):
         for child in gast.iter_child_nodes(node):
             parents[id(child)] = node
+        if isinstance(node, gast.AugAssign) and _names_in(node.target) & views:
+            return False
     for node in walk(tree):
-        if not (isinstance(node, gast.Name) and node.id == name and
+        if not (isinstance(node, gast.Name) and node.id in views and
                 isinstance(node.ctx, gast.Load)):
             continue
         parent = parents.get(id(node))
-        if isinstance(parent, (gast.BinOp, gast.UnaryOp, gast.Compare)) or \
-                isinstance(parent, gast.Subscript) and parent.value is node:
+        if isinstance(parent, (gast.BinOp, gast.UnaryOp, gast.Compare)):
             continue
-        if isinstance(parent, gast.Attribute) and parent.attr in ("T", "shape", "dtype"):
-            continue
-        if isinstance(parent, gast.Call) and node in parent.args and \
-                not any(k.arg == "out" for k in parent.keywords):
-            func = kinds.callee(parent)
-            module = getattr(func, "__module__", None) or ""
-            if func is not None and (module.split(".")[0] == "numpy" or
-                                     func in _RUNTIME or isinstance(func, np.ufunc)):
+        if isinstance(parent, (gast.Subscript, gast.Attribute)) and parent.value is node:
+            if isinstance(parent.ctx, gast.Load):
                 continue
+            return False  # an item or attribute written
+        if isinstance(parent, gast.Call) and node in parent.args and _reads_only(parent, node,
+                                                                                kinds):
+            continue
+        if isinstance(parent, gast.Assign) and parent.value is node:
+            continue  # another name for it: one of `views`
         return False
     return True
+
+
+def _views(tree, name, kinds):
+    """`name` and the names bound to it or to a view of it (``K.T``,
+    ``K[0]``, ``np.transpose(K)``...), and to views of those."""
+    views, grew = {name}, True
+    while grew:
+        grew = False
+        for node in walk(tree):
+            if isinstance(node, gast.Assign) and _view_of(node.value, views, kinds):
+                for target in _names_in(node.targets):
+                    if target not in views:
+                        views.add(target)
+                        grew = True
+    return views
+
+
+def _view_of(value, views, kinds):
+    if isinstance(value, gast.Name):
+        return value.id in views
+    if isinstance(value, (gast.Attribute, gast.Subscript)):
+        return _view_of(value.value, views, kinds)
+    if isinstance(value, gast.Call):  # a view-making function of a view, or anything unknown
+        func = kinds.callee(value)
+        return any(_view_of(a, views, kinds) for a in value.args) and \
+            (func is None or func in _VIEWS or not _fresh_result(func))
+    return False
+
+
+def _fresh_result(func):
+    """Whether `func` returns a new array (never a view of an argument):
+    a ufunc, or one of the calls rewritten here, or a runtime helper."""
+    return isinstance(func, np.ufunc) or func in _REWRITTEN or func in _RUNTIME
+
+
+def _names_in(nodes):
+    return {n.id for t in (nodes if isinstance(nodes, list) else [nodes])
+            for n in walk(t) if isinstance(n, gast.Name)}
+
+
+def _reads_only(call_node, argument, kinds):
+    """Whether the call `call_node` only reads its argument `argument`."""
+    if any(k.arg == "out" for k in call_node.keywords):
+        return False
+    func = kinds.callee(call_node)
+    if isinstance(func, np.ufunc):
+        return call_node.args.index(argument) < func.nin and len(call_node.args) <= func.nin
+    if func in _RUNTIME:
+        return func not in _RUNTIME_WRITERS
+    module = getattr(func, "__module__", None) or ""
+    return func is not None and module.split(".")[0] == "numpy" and \
+        module != "numpy.random" and not module.startswith("numpy.random.") and \
+        func not in _NUMPY_WRITERS
+
+
+# NumPy functions that write into an argument, and a helper that does
+_NUMPY_WRITERS = frozenset({np.fill_diagonal, np.copyto, np.put, np.place, np.putmask,
+                            np.put_along_axis})
+_RUNTIME_WRITERS = frozenset({runtime.scatter_add})
+# functions that may return a view of their argument
+_VIEWS = frozenset({np.transpose, np.reshape, np.ravel, np.squeeze, np.expand_dims,
+                    np.swapaxes, np.moveaxis, np.diagonal, np.asarray, np.asanyarray,
+                    np.atleast_1d, np.atleast_2d, np.atleast_3d, np.broadcast_to,
+                    np.real, np.imag, np.flip, np.rot90, runtime.matrix_transpose,
+                    *([np.permute_dims] if hasattr(np, "permute_dims") else [])})
 
 
 _RUNTIME = frozenset(getattr(runtime, h) for h in runtime.__all__)
