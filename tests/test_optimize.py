@@ -653,6 +653,7 @@ def test_kind_of_a_product_triangle():
 def test_kinds_of_a_log_determinant_and_its_adjoint():
     """slogdet's sign and log (scalars of a matrix, arrays of a stack's
     shape; the log is real), unindex(g, t, i)[i] of its tuple (g itself),
+    a module's float constant (np.pi),
     np.expand_dims of a number with negative axes, and a solve's adjoints
     seeded by a Python float."""
     names = kinds_of("""
@@ -671,6 +672,8 @@ def test_kinds_of_a_log_determinant_and_its_adjoint():
             gb = grad_solve_rhs(gx, K, x)
             ga = grad_solve_lhs(gb, K, x)
             inverse = np.linalg.inv(K)
+            constant = 0.5 * np.log(2.0 * np.pi)
+            module = np.linalg
         """, K=Kind("array", (4, 4), F64), S=Kind("array", (2, 3, 3), F32),
         C=Kind("array", (3, 3), np.dtype(np.complex128)), y=Kind("array", (4,), F64),
         g=Kind("float"))
@@ -682,6 +685,8 @@ def test_kinds_of_a_log_determinant_and_its_adjoint():
     assert names["spread"] == Kind("array", (1, 1), F64)
     assert names["x"] == names["gx"] == names["gb"] == Kind("array", (4,), F64)
     assert names["ga"] == names["inverse"] == Kind("array", (4, 4), F64)
+    # np.pi is a Python float: a loss with the Gaussian's constant is a real scalar
+    assert names["constant"] == Kind("scalar", (), F64) and names["module"] is None
 
 
 def test_kinds_follow_numpy_broadcasting_and_promotion():

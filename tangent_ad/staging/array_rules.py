@@ -4,6 +4,8 @@ constant axes, transposes, products, ``np.expand_dims``, ``np.outer``,
 each from the kinds of its operands. A mixin: `Kinds` gives ``of``,
 ``_static_int`` and ``callees``.
 """
+import types
+
 import gast
 import numpy as np
 
@@ -13,6 +15,13 @@ from tangent_ad.staging.kind_values import BOTTOM, Kind, _result, is_python_floa
 
 class ArrayRules:
     """Rules that read operands' kinds through ``self.of``."""
+
+    def _constant(self, node):
+        """``np.pi``, ``np.e``, ``np.inf``: a module's float constant (the
+        module found by identity, ``callees.py``) is a Python float."""
+        owner = self.callees.of(node.value)
+        value = getattr(owner, node.attr, None) if isinstance(owner, types.ModuleType) else None
+        return Kind("float") if type(value) is float else None
 
     def _reduce_along(self, func, arg, keywords):
         """``np.sum(x, axis=1, keepdims=True)`` and the other reductions

@@ -150,8 +150,8 @@ class Kinds(ArrayRules):
             return self._apply(op, [node.left, node.right]) if op else None
         if isinstance(node, gast.Subscript):
             return self._row(node)
-        if isinstance(node, gast.Attribute) and node.attr == "T":
-            return self._transpose(node.value)
+        if isinstance(node, gast.Attribute):
+            return self._transpose(node.value) if node.attr == "T" else self._constant(node)
         if isinstance(node, gast.Call):
             return self._of_call(node, self.callee(node))
         return None
