@@ -650,6 +650,24 @@ def test_kind_of_a_product_triangle():
     assert names["t"] == Kind("array", (4, 3), F64) and names["u"] is None
 
 
+def test_kind_of_a_power_with_an_int_exponent():
+    """An inexact base keeps its kind whatever the exponent's sign; an int
+    base's result is an int or a float by the exponent's sign: unknown."""
+    names = kinds_of("""
+        def f(x, a, n, s):
+            for i in range(n):
+                u = 0.5 ** i
+                v = x ** i
+                w = a ** i
+                z = s ** i
+                k = n ** i
+        """, x=Kind("float"), a=Kind("array", (3,), F32), n=Kind("int"),
+        s=Kind("scalar", (), F64))
+    assert names["u"] == names["v"] == Kind("float")
+    assert names["w"] == Kind("array", (3,), F32) and names["z"] == Kind("scalar", (), F64)
+    assert names["k"] is None
+
+
 def test_kinds_of_a_log_determinant_and_its_adjoint():
     """slogdet's sign and log (scalars of a matrix, arrays of a stack's
     shape; the log is real), unindex(g, t, i)[i] of its tuple (g itself),

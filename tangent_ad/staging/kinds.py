@@ -185,9 +185,9 @@ class Kinds(ArrayRules):
         # a constant is its own sample: ``n ** -1`` is a float for an int n
         samples = [n.value if isinstance(n, gast.Constant) else k.sample()
                    for n, k in zip(nodes, kinds)]
-        if func is _BINARY[gast.Pow] and kinds[1].box in ("int", "bool") \
-                and not isinstance(nodes[1], gast.Constant):
-            return None  # the sign of a Python int exponent decides the type
+        if func is _BINARY[gast.Pow] and kinds[1].box in ("int", "bool") and \
+                not isinstance(nodes[1], gast.Constant) and float_kind(kinds[0]) is not kinds[0]:
+            return None  # the sign of a Python int exponent decides an int's type
         try:
             shape = np.broadcast_shapes(*[k.shape for k in kinds])
             with np.errstate(all="ignore"):
