@@ -101,14 +101,13 @@ class ArrayRules:
         `i` or tuple of them (an array either way: a number's dtype is
         the one NumPy gives it)."""
         kind = self.of(x)
-        axes = [_int_constant(a) for a in (axis.elts if isinstance(axis, gast.Tuple) else [axis])]
+        at = _constant_axis(axis)  # an int or a tuple of them
         if kind in (None, BOTTOM) or kind.box not in ("array", "scalar", "real", "float", "int") \
-                or None in axes:
+                or at is None or type(at[0]) not in (int, tuple):
             return None if kind != BOTTOM else kind
         dtype = kind.dtype if kind.dtype is not None else np.asarray(kind.sample()).dtype
-        at = tuple(axes) if isinstance(axis, gast.Tuple) else axes[0]
         try:
-            shape = np.expand_dims(np.empty(kind.shape, dtype), at).shape
+            shape = np.expand_dims(np.empty(kind.shape, dtype), at[0]).shape
         except (ValueError, np.exceptions.AxisError):
             return None
         return Kind("array", shape, dtype)
@@ -196,10 +195,3 @@ def _constant_axis(node):
             return (tuple(i[0] for i in items),)
     return None
 
-
-def _int_constant(node):
-    """The int a constant (or a negated one, ``-2``) is, or None."""
-    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
-        inner = _int_constant(node.operand)
-        return None if inner is None else -inner
-    return node.value if isinstance(node, gast.Constant) and type(node.value) is int else None
