@@ -61,9 +61,8 @@ def _of_a_product(node):
 
 
 def _rewritten(node, kinds):
-    """The rewrite of the call `node` (see the module docstring), or None."""
-    if kinds.callee(node) is not np.sum or len(node.args) != 1:
-        return None
+    """The rewrite of the call ``np.sum(product, ...)`` `node` (see the
+    module docstring), or None."""
     total = kinds.of(node.args[0])
     if total is None or total.box != "array" or not total.shape or \
             total.dtype not in _REAL_FLOATS or not _over_every_axis(node.keywords, total):
@@ -76,10 +75,7 @@ def _rewritten(node, kinds):
     if not (numbers or dot or negative and len(arrays) > 1):
         return None
     if dot:
-        product = arrays[0]
-        for array in arrays[1:-1]:
-            product = gast.BinOp(left=product, op=gast.Mult(), right=array)
-        value = call("np.vdot", product, arrays[-1])
+        value = call("np.vdot", _product(arrays[:-1]), arrays[-1])
     else:
         value = node
         node.args = [_product(arrays)]
