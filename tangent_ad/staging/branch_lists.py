@@ -54,10 +54,16 @@ def run(tree, namespace=None):
             is not range or callees.of(_name("reversed", gast.Load())) is not reversed:
         return tree
     body = tree.body
-    rebound = _rebound_names(tree)
-    names = {n.id for n in walk(tree) if isinstance(n, gast.Name)}
-    ranges = _bound_ranges(tree, rebound)
-    for back in [s for s in body if _counted_loop(s, True, ranges)]:
+    names, bindings = set(), {}  # every name; how often each is bound (not parameters)
+    for node in walk(tree):
+        if isinstance(node, gast.Name):
+            names.add(node.id)
+            if isinstance(node.ctx, (gast.Store, gast.Del)):
+                bindings[node.id] = bindings.get(node.id, 0) + 1
+    ranges = {s.targets[0].id for s in body if isinstance(s, gast.Assign)
+              and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
+              and bindings[s.targets[0].id] == 1 and _call_of(s.value, "range")}
+    for back in [s for s in body if _counted_loop(s, True, ranges, bindings)]:
         count = back.iter.args[0]
         if _has_exit(back) or _reads(back.body, back.target.id):
             continue
@@ -66,7 +72,7 @@ def run(tree, namespace=None):
             pushes = [s for s in walk(tree) if saves.site_of(s) is site and s is not replay]
             forward = next((s for s in body[:body.index(back)]
                             if pushes and all(_inside(p, s) for p in pushes)), None)
-            if forward is None or not _counted_loop(forward, False, ranges) or \
+            if forward is None or not _counted_loop(forward, False, ranges, bindings) or \
                     gast.dump(forward.iter) != gast.dump(count) or _has_exit(forward):
                 continue
             branch = next((s for s in forward.body if isinstance(s, gast.If) and
@@ -124,10 +130,12 @@ def _stack_part(stmt):
     return stmt.value if isinstance(stmt, gast.Assign) else stmt
 
 
-def _counted_loop(stmt, reversed_, ranges):
+def _counted_loop(stmt, reversed_, ranges, bindings):
     """``for i in range(n)`` (``reversed(range(n))`` when `reversed_`) with
-    a fixed `n` (`_fixed`), or over a name of `ranges`; a name as its
-    counter and no ``else``."""
+    `n` a constant or a name the function never binds (`bindings`), or over
+    a name of `ranges` (bound once to a ``range(...)``: ``iterable =
+    range(n)``, one object both loops run over, so they count alike); a
+    name as its counter and no ``else``."""
     if not (isinstance(stmt, gast.For) and isinstance(stmt.target, gast.Name)
             and not stmt.orelse):
         return False
@@ -138,47 +146,16 @@ def _counted_loop(stmt, reversed_, ranges):
         it = it.args[0]
     if isinstance(it, gast.Name):
         return it.id in ranges
-    return _call_of(it, "range") and len(it.args) == 1 and _fixed(it.args[0], ranges.rebound)
+    if not (_call_of(it, "range") and len(it.args) == 1):
+        return False
+    count = it.args[0]
+    return isinstance(count, gast.Constant) and type(count.value) is int or \
+        isinstance(count, gast.Name) and count.id not in bindings
 
 
 def _call_of(node, name):
     return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
         node.func.id == name and not node.keywords
-
-
-class _Ranges(frozenset):
-    """The names bound once, by a statement of the function's body, to a
-    ``range(...)`` (``iterable = range(n)``: both loops run over that one
-    object, so they count alike); `rebound`, every name the function binds."""
-    rebound = frozenset()
-
-
-def _bound_ranges(tree, rebound):
-    counts = {}
-    for node in walk(tree):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
-            counts[node.id] = counts.get(node.id, 0) + 1
-    found = _Ranges(s.targets[0].id for s in tree.body
-                    if isinstance(s, gast.Assign) and len(s.targets) == 1
-                    and isinstance(s.targets[0], gast.Name) and counts[s.targets[0].id] == 1
-                    and _call_of(s.value, "range"))
-    found.rebound = rebound
-    return found
-
-
-def _fixed(count, rebound):
-    """A constant, or a name the function never binds but as a parameter."""
-    return isinstance(count, gast.Constant) and type(count.value) is int or \
-        isinstance(count, gast.Name) and count.id not in rebound
-
-
-def _rebound_names(tree):
-    """The names the function's statements bind (parameters are not)."""
-    bound = set()
-    for node in walk(tree):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
-            bound.add(node.id)
-    return bound
 
 
 def _has_exit(loop):
