@@ -11,8 +11,8 @@ copies of the pullbacks it calls (``unit.py``), each made by ``passes.py``
 (``specialize.py`` and the general passes to a fixed point, then
 ``sums.py``, ``inline.py``, ``full_sums.py``, ``release.py`` and
 ``accumulate.py``; ``branch_lists.py`` and ``shared_factors.py`` for a
-copy run as Python). From
-then on it runs the copy behind a guard on the arguments' kinds:
+copy run as Python). From then on it runs the copy behind a guard on the
+arguments' kinds:
 
     def dloss_dW(W, x, bresult=1.0):
         if not (type(W) is _tad_ndarray and W.shape == _tad_c0

@@ -3,8 +3,8 @@
 ``specialize`` (the rewrites the kinds allow) runs with the general
 passes of ``optimize/`` to their fixed point; then ``sums``, ``inline``,
 ``full_sums``, ``release`` and ``accumulate`` finish the copy, and
-``branch_lists`` and ``shared_factors`` a copy that runs as Python. ``dispatch`` calls
-`optimize` on each function of the unit it stages.
+``branch_lists`` and ``shared_factors`` a copy that runs as Python.
+``dispatch`` calls `optimize` on each function of the unit it stages.
 """
 from tangent_ad.optimize import dce, fixed_point, propagate, simplify
 from tangent_ad.staging import (accumulate, branch_lists, full_sums, inline, release,
@@ -15,7 +15,8 @@ def optimize(tree, params, unit=None, given=(), tally=None, as_python=True):
     """The FunctionDef `tree` specialized for parameter kinds `params`:
     `specialize` and the general passes to a fixed point (the general
     loop, ``fixed_point.run``), then `sums`, `inline`, `full_sums`,
-    `release` and `accumulate` (in place); `unit` and `given` as for `kinds.Kinds`.
+    `release` and `accumulate` (in place); `unit` and `given` as for
+    `kinds.Kinds`.
     `tally` (a ``fixed_point.Tally``) counts the fixed point's rewrites.
     A copy that runs `as_python` (not compiled: ``compiled/``, which keeps
     one save stack per site and calls NumPy only) gets `branch_lists` and
