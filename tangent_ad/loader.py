@@ -40,15 +40,16 @@ class Generated:
     loads: tuple = ()             # the free names of `source`, for `units`
 
 
-def run(source, ctx, user_namespace=None, groups=None, deps=None, trees=(), functions=None):
+def run(source, ctx, functions, user_namespace=None, groups=None, deps=None, trees=()):
     """Compile `source` and return the function it defines first (the
     others are the pullbacks it calls).
 
     `functions` are the ``ast.FunctionDef`` copies `source` was printed
     from (``emit.printed``): the names it reads and the lines of its
-    statements are read from them, and the text is compiled as it is,
-    unless some of its reads must be rewritten (below), which needs the
-    text's own tree. Without them, the text is parsed.
+    statements are read from them (``printed_places``), and the text is
+    compiled as it is, unless some of its reads must be rewritten (below):
+    then a copy of `functions`, placed on the text's lines, is compiled.
+    The text is never parsed.
 
     `groups` lists, per module the functions come from (the requested
     function's first), ``(module dict, data globals read from it, {name of a
@@ -58,8 +59,7 @@ def run(source, ctx, user_namespace=None, groups=None, deps=None, trees=(), func
     reads such a name otherwise (a closure's cell of that name) reads it from
     the namespace.
     """
-    tree = ast.parse(source) if functions is None else \
-        ast.Module(body=list(functions), type_ignores=[])
+    tree = ast.Module(body=list(functions), type_ignores=[])
     fname = tree.body[0].name
     filename = _unique_filename(fname, source)
     texts.register(filename, source)
@@ -75,15 +75,14 @@ def run(source, ctx, user_namespace=None, groups=None, deps=None, trees=(), func
         namespace[scopes.live_key(i)] = live
     if groups:
         namespace[LIVE_NAMES_KEY] = frozenset(groups[0][1])
-    if functions is None or _rewrites(by_function, reads):
-        if functions is not None:
-            tree = ast.parse(source)  # the rewritten reads need the text's own places
-            by_function = scopes.function_loads(tree)
+    placed = printed_places.place(source, tree.body)
+    if placed:
         _locate(trees, tree)
-        tree = scopes.read_live(tree, lambda name: reads.get(name, (None, ())), by_function)
-        code = compile(tree, filename, "exec")
+    if _rewrites(by_function, reads):  # compiled from the tree, those reads rewritten
+        module = scopes.read_live(printed_places.compilable(tree.body, placed),
+                                  lambda name: reads.get(name, (None, ())))
+        code = compile(module, filename, "exec")
     else:  # nothing to rewrite: the text itself
-        _locate(trees, tree if printed_places.place(source, tree.body) else ast.parse(source))
         code = compile(source, filename, "exec")
     exec(code, namespace)
     fn = namespace[fname]

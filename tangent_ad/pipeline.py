@@ -126,10 +126,11 @@ def transform(func, *, wrt, mode="reverse", optimized=True,
         tree = boundary.run(tree, ctx)  # the requested function's arguments and results
         printed.insert(0, emit.printed(tree, ctx))
         text = "\n\n".join(t for t, _ in printed)
-        fn = loader.run(text, ctx, namespace, _live_groups(contexts, defines),
+        fn = loader.run(text, ctx, [f for _, f in printed], namespace,
+                        _live_groups(contexts, defines),
                         Dependencies.union([c.facts["dependencies"].result()
                                             for c in contexts], version=live.rules_version()),
-                        trees=(tree, *emitted), functions=[f for _, f in printed])
+                        trees=(tree, *emitted))
     except TangentADError:
         raise
     except RecursionError:

@@ -170,3 +170,50 @@ def _scan(line, depth, string):
             return depth, string, True
         return None
     return depth, string, False
+
+
+def compilable(functions, placed=True):
+    """A Module of copies of the ``ast`` `functions`, which ``compile``
+    takes as it is, so the text they were printed as need not be parsed to
+    be compiled from a tree (to rewrite some reads first,
+    ``scopes.read_live``): the comment markers left out (a block of markers
+    alone becomes a ``pass``), and every node below a statement on that
+    statement's place, as `place` set it (`placed`: it did). A traceback
+    then names the line the text has, without a caret inside it. When
+    `place` could not place them, every node is put on the first line: the
+    code is right, only its tracebacks are vague."""
+    return ast.Module(body=[_copied(f, _FIRST_LINE, placed) for f in functions],
+                      type_ignores=[])
+
+
+_BLOCK_FIELDS = frozenset(("body", "orelse", "finalbody"))
+_FIRST_LINE = (1, 0, 1, 0)
+
+
+def _copied(node, place, placed):
+    cls = node.__class__
+    if cls is list:
+        return [_copied(item, place, placed) for item in node]
+    if not isinstance(node, ast.AST) or not (cls._fields or cls._attributes):
+        return node  # a string, a number, a shared context such as ast.Load()
+    if placed and isinstance(node, ast.stmt):
+        place = (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
+    copied = cls.__new__(cls)
+    for field in cls._fields:
+        value = getattr(node, field, None)
+        if field in _BLOCK_FIELDS and type(value) is list and value:
+            kept = [s for s in value if not is_marker(s)]
+            value = _copied(kept, place, placed) if kept else [_pass(value[0], place, placed)]
+        else:
+            value = _copied(value, place, placed)
+        setattr(copied, field, value)
+    if "lineno" in cls._attributes:
+        copied.lineno, copied.col_offset, copied.end_lineno, copied.end_col_offset = place
+    return copied
+
+
+def _pass(marker, place, placed):
+    """The ``pass`` of a block that had only comment markers, on the first one's place."""
+    if placed:
+        place = (marker.lineno, marker.col_offset, marker.end_lineno, marker.end_col_offset)
+    return _copied(ast.Pass(), place, False)

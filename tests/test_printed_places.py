@@ -75,6 +75,33 @@ def test_generated_units_are_placed_as_parsed(name, df):
     _assert_placed_as_parsed(text, functions)
 
 
+
+def _code_lines(code):
+    """{(function name, line)} of every instruction of `code` and the code nested in it."""
+    found = {(code.co_name, line) for _, _, line in code.co_lines() if line is not None}
+    for const in code.co_consts:
+        if hasattr(const, "co_lines"):
+            found |= _code_lines(const)
+    return found
+
+
+@pytest.mark.parametrize("name, df", list(_units()), ids=lambda v: v if isinstance(v, str) else "")
+def test_a_compiled_placed_copy_runs_on_the_lines_of_the_text(name, df):
+    """What the loader compiles when it rewrites reads (no parse): each
+    instruction on a line the text's own code has, every statement's line
+    among them, and the comment markers gone."""
+    info = df.__tangent_ad__
+    text, functions = _printed(info.trees)
+    assert printed_places.place(text, functions)
+    module = printed_places.compilable(functions)
+    assert not any(printed_places.is_marker(n) for n in ast.walk(module))
+    mine = _code_lines(compile(module, "<copy>", "exec"))
+    theirs = _code_lines(compile(text, "<text>", "exec"))
+    assert mine <= theirs
+    placed = {s.lineno for s in _statements(functions, markers=False)}
+    assert placed - {line for _, line in mine} <= {f.lineno for f in functions}  # (defs)
+
+
 def test_stored_trees_get_the_parsed_places():
     """The loader's placing of the stored trees, without a parse, equals
     what placing them from the parsed text gives."""
