@@ -218,6 +218,37 @@ def test_numpy_inside_the_derivative_can_import_lazily(nb):
         np.testing.assert_allclose(tad.grad(nb["colsum"])(W), fd(nb, "colsum", W), rtol=1e-6)
 
 
+
+def test_code_reading_globals_live_is_compiled_without_parsing_its_text(nb, monkeypatch):
+    """The reads are rewritten on the trees the text was printed from: the
+    loader and the stager never parse generated code (its adjoints name
+    ``bresult``), and tracebacks still name the text's lines."""
+    import ast
+    parsed, parse = [], ast.parse
+
+    def recording_parse(source, *args, **kwargs):
+        parsed.append(source)
+        return parse(source, *args, **kwargs)
+    monkeypatch.setattr(ast, "parse", recording_parse)
+    nb.run("at = 1\n"
+           "def pick(w):\n"
+           "    # the row a global names\n"
+           "    y = np.tanh(X @ w)\n"
+           "    return scale * y[at] ** 2\n")
+    g = tad.grad(nb["pick"])
+    w = np.array([0.3, -0.2])
+    for _ in range(CALLS):
+        np.testing.assert_allclose(g(w), fd(nb, "pick", w), rtol=1e-6)
+    assert variants(g)  # the staged copy, behind its guard, ran too
+    nb["at"] = 7  # same kind (the guard passes), out of range inside the copy
+    with pytest.raises(IndexError) as raised:
+        g(w)
+    frame = raised.traceback[-1]
+    assert frame.path.startswith("<tangent_ad ") and "guarded" in frame.path
+    assert "y[at]" in linecache.getline(frame.path, frame.lineno + 1)  # the failing read
+    assert not any("bresult" in text for text in parsed if isinstance(text, str))
+
+
 # ---- what shaped the code: helpers, rules, closures ----
 
 def test_a_redefined_helper_is_differentiated_anew_on_the_next_call(nb):

@@ -34,10 +34,12 @@ import types
 
 import numpy as np
 
-from tangent_ad import collector, emit, progress, scopes, tracebacks
-from tangent_ad.live import LIVE_KEY, LIVE_NAMES_KEY, rules_version_cell
+from tangent_ad import collector, emit, printed_places, progress, scopes, tracebacks
+from tangent_ad.live import LIVE_KEY, LIVE_NAMES_KEY
 from tangent_ad.nodes import copy_tree
 from tangent_ad.optimize import fixed_point
+from tangent_ad.staging import guards
+from tangent_ad.staging.guards import Guards
 from tangent_ad.staging.passes import optimize
 from tangent_ad.staging.kinds import Kinds, kind_of
 from tangent_ad.staging.unit import OUTPUT_ADJOINT, Unit
@@ -126,9 +128,9 @@ class _Stager:
         self.seen = {}       # kinds -> calls so far, before staging
         self.variants = {}   # kinds -> function to run
         self.sources = {}    # kinds -> source of the copy
-        self.reads_live = {}  # kinds -> whether the copy reads a global live
+        self.printed = {}    # kinds -> the ast functions of a copy that reads globals live
         self.guarded = {}    # kinds -> code of the copy behind its guard
-        self.constants = {}  # name -> value, for the guards
+        self.guards = Guards(self.ns)  # writes the guards' checks
         self.copies = 0      # pullback copies written so far
         self.errors = {}     # kinds -> the exception that stopped their copy
         self.kernels = {}    # kinds -> compiler.Compiled, when compiling
@@ -228,10 +230,10 @@ class _Stager:
         derivative, behind the checks that it is current."""
         arguments = ", ".join(self.params)
         self.ns["_tad_general"] = self.general
-        source = (f"def {self.name}({arguments}):\n"
-                  f"    if not ({' and '.join(self._dependency_checks()) or 'True'}):\n"
-                  f"        return _tad_stage({arguments})\n"
-                  f"    return _tad_general({arguments})\n")
+        checks = self.guards.dependency_checks(self.info.deps) or [ast.Constant(value=True)]
+        _, guard = guards.statement(checks, self.params)
+        source = "\n".join([f"def {self.name}({arguments}):", *guard,
+                            f"    return _tad_general({arguments})", ""])
         return self._compile(source, "general, guarded").__code__
 
     @collector.paused
@@ -244,10 +246,11 @@ class _Stager:
             return self.general
         printed = [emit.printed(tree) for tree in trees]
         self.sources[key] = "\n\n".join(text for text, _ in printed)
-        self.reads_live[key] = _reads_any([function for _, function in printed],
-                                          self.ns.get(LIVE_NAMES_KEY, ()))
+        functions = [function for _, function in printed]
+        if _reads_any(functions, self.ns.get(LIVE_NAMES_KEY, ())):
+            self.printed[key] = functions
         return self._compile(self.sources[key], f"for {_describe(key[:len(self.params)])}",
-                             as_text=not self.reads_live[key])
+                             self.printed.get(key))
 
     def _compiled(self, key, args):
         """The compiled copy for kinds `key` (compiled for the types of
@@ -319,88 +322,54 @@ class _Stager:
 
     def _guarded(self, key):
         """The code of the copy for `key` behind a guard on the arguments."""
-        checks = []
-        pairs = list(zip(self.params, key)) + list(key[len(self.params):])
-        for param, kind in pairs:  # the globals' names read live here too
-            if kind is None:
-                continue  # the copy assumes nothing about this argument
-            if kind.box == "array":
-                shape, dtype = self._constant(kind.shape), self._constant(np.dtype(kind.dtype.str))
-                checks.append(f"type({param}) is _tad_ndarray and {param}.shape == {shape} "
-                              f"and {param}.dtype is {dtype}")
-            else:
-                checks.append(f"type({param}) is {self._constant(type(kind.sample()))}")
-        checks += self._dependency_checks()
+        checks = self.guards.kind_checks(self.params, key) + \
+            self.guards.dependency_checks(self.info.deps)
         if key in self.kernels:
             return self._guarded_kernel(key, checks)
+        label = f"for {_describe(key[:len(self.params)])}, guarded"
+        functions = self.printed.get(key)
+        if not checks:
+            return self._compile(self.sources[key], label, functions).__code__
+        node, guard = guards.statement(checks, self.params)
         lines = self.sources[key].splitlines()
         start = next(i for i, line in enumerate(lines) if line.rstrip().endswith(":")) + 1
-        guard = ["    if not (" + "\n            and ".join(checks) + "):",
-                 f"        return _tad_stage({', '.join(self.params)})"] if checks else []
         source = "\n".join(lines[:start] + guard + lines[start:]) + "\n"
-        # a guard that checks the kinds of globals reads them: rewritten live
-        reads_globals = any(kind is not None for _, kind in key[len(self.params):])
-        return self._compile(source, f"for {_describe(key[:len(self.params)])}, guarded",
-                             as_text=not (reads_globals or self.reads_live.get(key, True))
-                             ).__code__
+        if functions is not None:  # compiled from the tree: the guard goes in there too
+            first = copy.copy(functions[0])
+            first.body = [node] + first.body
+            functions = [first] + functions[1:]
+        return self._compile(source, label, functions).__code__
 
     def _guarded_kernel(self, key, checks):
         """The code that calls the compiled kernel for `key` behind its guard
         (the live globals it takes are read live here, at each call)."""
         done = self.kernels[key]
-        kernel = self._identity(done.entry)
+        kernel = self.guards.identity(done.entry)
         arguments = ", ".join(self.params)
-        source = "\n".join([f"def {self.name}({arguments}):",
-                            "    if not (" + "\n            and ".join(checks or ["True"]) + "):",
-                            f"        return _tad_stage({arguments})",
-                            f"    return {kernel}({', '.join(self.params + list(done.live_names))})",
-                            ""])
+        _, guard = guards.statement(checks or [ast.Constant(value=True)], self.params)
+        taken = self.params + [guards.live_text(name) for name in done.live_names]
+        source = "\n".join([f"def {self.name}({arguments}):", *guard,
+                            f"    return {kernel}({', '.join(taken)})", ""])
         return self._compile(source, f"numba for {_describe(key[:len(self.params)])}, "
                                      f"guarded").__code__
 
-    def _dependency_checks(self):
-        """Guard terms that hold while the derivative is current (the
-        checks of ``live.Dependencies``, written out)."""
-        deps = self.info.deps
-        if deps is None:
-            return []
-        if deps.cells:
-            return [f"{self._identity(deps.current)}()"]
-        checks = [f"{self._identity(rules_version_cell())}[0] == {deps.version}"]
-        for mapping, name, value in deps.names:
-            checks.append(f"{self._identity(mapping)}.get({name!r}) is {self._identity(value)}")
-        for function, code in deps.codes:
-            checks.append(f"{self._identity(function)}.__code__ is {self._identity(code)}")
-        return checks
-
-    def _identity(self, value):
-        """A name in the namespace for the guard object `value` (by identity)."""
-        name = f"_tad_o{id(value)}"
-        self.ns[name] = value
-        return name
-
-    def _constant(self, value):
-        """A name in the namespace for the guard constant `value`."""
-        for name, known in self.constants.items():
-            if type(known) is type(value) and known == value:
-                return name
-        name = f"_tad_c{len(self.constants)}"
-        self.constants[name] = self.ns[name] = value
-        return name
-
-    def _compile(self, source, label, as_text=False):
+    def _compile(self, source, label, functions=None):
         """Compile `source` into the namespace and take out its function.
-        Its reads of the user's globals are rewritten to read them live
-        (the copies do as the general derivative does), which needs the
-        text's tree; `as_text` says there are none (``_reads_any``), and the
-        text is compiled as it is."""
+        With `functions`, the ``ast`` functions `source` was printed from
+        (a copy that reads the user's globals live, as the general
+        derivative does), those are compiled instead, their reads of the
+        globals rewritten (``scopes.read_live``), on the lines the text has
+        (``printed_places``): the text is not parsed."""
         filename = f"<tangent_ad {self.name} {label}>"
         texts.register(filename, source)
-        live = (LIVE_KEY, self.ns.get(LIVE_NAMES_KEY, ()))  # the copies read globals live too
-        if as_text:
+        if functions is None:
             code = compile(source, filename, "exec")
         else:
-            code = compile(scopes.read_live(ast.parse(source), lambda name: live), filename, "exec")
+            placed = printed_places.place(source, functions)
+            live = (LIVE_KEY, self.ns.get(LIVE_NAMES_KEY, ()))
+            module = scopes.read_live(printed_places.compilable(functions, placed),
+                                      lambda name: live)
+            code = compile(module, filename, "exec")
         exec(code, self.ns)
         return self.ns.pop(self.name)
 
