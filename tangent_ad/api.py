@@ -293,7 +293,8 @@ def named_wrapper(fn, generated, func, what, extra=None):
     info = generated.__tangent_ad__
     if extra is not None:
         info = dataclasses.replace(info, source=info.source.rstrip("\n") + "\n\n\n" +
-                                   extra.source, trees=(), loads=info.loads + extra.loads)
+                                   extra.source, trees=(), loads=info.loads + extra.loads,
+                                   defines=info.defines + extra.defines)
     fn.__name__ = fn.__qualname__ = f"{what}_{label(func)}"
     fn.__doc__ = f"The {what} of {func.__qualname__}, computed by the generated " \
                  f"function {generated.__name__} (see tangent_ad.show_source)."

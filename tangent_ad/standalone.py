@@ -55,20 +55,18 @@ def standalone_module(fn, modules=None, compiled=False):
         from tangent_ad.compiled import compiler
         info = compiler.numba_record(info)
     found, aliases = loader.units(info)
-    trees = [ast.parse(unit.source) for unit in found]
-    defined = {}
-    for unit, tree in zip(found, trees):
-        for node in tree.body:
-            if isinstance(node, ast.FunctionDef) and \
-                    defined.setdefault(node.name, unit) is not unit:
+    defined = {}  # (what each unit defines and reads is on its record: no text is parsed)
+    for unit in found:
+        for name in unit.defines:
+            if defined.setdefault(name, unit) is not unit:
                 raise UnsupportedSyntaxError(
-                    f"two generated functions are named {node.name}; they cannot "
+                    f"two generated functions are named {name}; they cannot "
                     "share a standalone file",
                     hint="load the derivative with tangent_ad instead of writing a file")
     called = {alias.split(" = ")[0] for alias in aliases}
     found_names = _Names(modules)
-    for unit, tree in zip(found, trees):
-        for free in scopes.free_names(tree):
+    for unit in found:
+        for free in sorted(set(unit.loads)):
             if free not in defined and free not in called:
                 found_names.place(free, unit.namespace)
     primal, order = info.primal, 1

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import gast
 import numpy as np
 
-from tangent_ad import emit, tracebacks
+from tangent_ad import emit, loader, tracebacks
 from tangent_ad.errors import CompileError
 from tangent_ad.compiled import disk_cache, numba_form
 from tangent_ad.nodes import walk
@@ -227,9 +227,12 @@ def numba_record(info):
                            "(a wrapper such as hvp's)", hint="write it without --compile")
     form = numba_form.run(trees, (), lambda text: _user_line(info.primal, text),
                           keep_defaults=True)
+    functions = [emit.printed(f)[1] for f in form.functions]
     return dataclasses.replace(info, source=source_of(form),
                                namespace=form_namespace(numba, form, info.namespace),
-                               trees=tuple(form.functions))
+                               trees=tuple(form.functions),
+                               loads=tuple(loader.free_names(functions)) + ("numba",),
+                               defines=tuple(f.name for f in functions))
 
 
 def _explain(exc, filename, source, primal):
