@@ -87,7 +87,8 @@ def statement(checks, params, otherwise="_tad_stage"):
     """``if not (checks...): return otherwise(params...)``: the ``ast.If``
     and its lines of text, indented for a function's body."""
     call = _call(_name(otherwise), *[_name(p) for p in params])
-    test = checks[0] if len(checks) == 1 else ast.BoolOp(op=ast.And(), values=list(checks))
+    terms = [term for check in checks for term in _terms(check)]  # as the text reads
+    test = terms[0] if len(terms) == 1 else ast.BoolOp(op=ast.And(), values=terms)
     node = ast.If(test=ast.UnaryOp(op=ast.Not(), operand=test),
                   body=[ast.Return(value=call)], orelse=[])
     joined = f"\n{GUARD_INDENT}and ".join(_text(check) for check in checks)
@@ -95,12 +96,15 @@ def statement(checks, params, otherwise="_tad_stage"):
     return node, lines
 
 
+def _terms(check):
+    """The comparisons a check joins with ``and`` (one line of a guard)."""
+    return check.values if isinstance(check, ast.BoolOp) else [check]
+
+
 def _text(check):
     """A check's text (``ast.unparse`` would put the last of several
     comparisons joined by ``and`` in parentheses)."""
-    if isinstance(check, ast.BoolOp):
-        return " and ".join(ast.unparse(value) for value in check.values)
-    return ast.unparse(check)
+    return " and ".join(ast.unparse(term) for term in _terms(check))
 
 
 def live_text(name):
