@@ -319,11 +319,9 @@ class _Simplifier:
             return gast.Call(func=_np("full_like"), args=[like, fill], keywords=[])
         if name == "accumulate" and len(args) == 2 and not node.keywords and \
                 isinstance(args[1], gast.Call) and call_name(args[1]) == "unindex" and \
-                len(args[1].args) == 3 and not args[1].keywords and \
-                isinstance(args[1].args[2], gast.Constant) and \
-                type(args[1].args[2].value) in (int, str):
-            # the adjoint of one more item of a container read at a constant
-            # index: added at that index, without zeros for the others
+                len(args[1].args) == 3 and not args[1].keywords:
+            # the adjoint of one more item of a container: added at its
+            # index, without zeros for the others (an array's as before)
             g, x, index = args[1].args
             self.rewrites += 1
             return gast.Call(func=gast.Name(id="accumulate_at", ctx=gast.Load(), annotation=None,

@@ -242,6 +242,11 @@ def accumulate_at(a, g, x, index):
     """
     if g is None:
         return a
+    if type(a) is np.ndarray and type(x) is np.ndarray and a.shape == x.shape and \
+            a.dtype == x.dtype and _is_basic_index(index):
+        out = a.copy()  # a + zeros holding g at index, without the zeros
+        out[index] = out[index] + np.asarray(g).astype(x.dtype, copy=False)
+        return out
     if a is None or not isinstance(x, (tuple, list, dict)) or type(a) is not type(x):
         return accumulate(a, unindex(g, x, index))
     if isinstance(a, dict):
