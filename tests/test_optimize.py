@@ -1127,6 +1127,75 @@ def test_accumulate_at_is_accumulate_of_unindex():
                           np.ones((3, 2)) + runtime.unindex(np.ones(2), array, 1))
 
 
+
+def layers_of_a_list(params, x):
+    for W, b in params:
+        x = np.tanh(x @ W + b)
+    return np.sum(x * x)
+
+
+def rows_in_a_loop(x, w):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s = s + np.tanh(x[i] @ w)
+    return s
+
+
+def test_items_read_at_a_loop_index_are_added_where_they_are():
+    """A list of (W, b) pairs gone through in a loop: each pair's adjoint
+    is added at its index, not as a whole list of zeros around it added to
+    the list's adjoint (layers times layers array additions)."""
+    rng = np.random.default_rng(3)
+    params = [(rng.normal(size=(4, 3)), rng.normal(size=3)),
+              (rng.normal(size=(3, 2)), rng.normal(size=2))]
+    x = rng.normal(size=(5, 4))
+    source = tad.show_source(tad.grad(layers_of_a_list))
+    assert "accumulate_at(bt, bt2, t, i)" in source and "unindex(bt2, t, i)" not in source
+    got = tad.grad(layers_of_a_list)(params, x)
+    plain = tad.grad(layers_of_a_list, optimized=False)(params, x)  # zeros added, as written
+    assert type(got) is list and [type(p) for p in got] == [tuple, tuple]
+    for (gW, gb), (pW, pb) in zip(got, plain):
+        np.testing.assert_allclose(gW, pW, rtol=1e-12)
+        np.testing.assert_allclose(gb, pb, rtol=1e-12)
+    step, (W, b) = 1e-6, params[1]
+    nudged = [params[0], (W + np.eye(3, 2) * step, b)]
+    back = [params[0], (W - np.eye(3, 2) * step, b)]
+    slope = (layers_of_a_list(nudged, x) - layers_of_a_list(back, x)) / (2 * step)
+    assert got[1][0][0, 0] + got[1][0][1, 1] == pytest.approx(slope, rel=1e-6)
+
+
+def test_an_array_row_read_at_a_loop_index_is_added_in_place_when_staged():
+    rng = np.random.default_rng(4)
+    x, w = rng.normal(size=(6, 3)), rng.normal(size=3)
+    g = tad.grad(rows_in_a_loop, wrt=(0, 1))
+    for _ in range(3):
+        got = g(x, w)
+    staged, = staging.variants(g).values()
+    assert "bx[i] += " in staged and "unindex" not in staged
+    check_grads(rows_in_a_loop, tad.grad(rows_in_a_loop, wrt=(0, 1)), (x, w), wrt=(0, 1))
+    expected = tad.grad(rows_in_a_loop, wrt=(0, 1), optimized=False)(x, w)
+    for a, b in zip(got, expected):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype, g_dtype", [(np.float64, np.float64), (np.float32, np.float64),
+                                            (np.float32, np.float32), (np.complex128, np.float64)])
+@pytest.mark.parametrize("index, g_shape", [(1, (4,)), (-1, (4,)), ((2, 3), ()), (1, ()),
+                                            (slice(1, 3), (2, 4)), (slice(None), (1, 4)),
+                                            ((Ellipsis, 0), (3,))])
+def test_accumulate_at_of_an_array_is_accumulate_of_unindex(dtype, g_dtype, index, g_shape):
+    rng = np.random.default_rng(5)
+    x = np.zeros((3, 4), dtype=dtype)
+    a = rng.normal(size=(3, 4)).astype(dtype)
+    g = rng.normal(size=g_shape).astype(g_dtype) if g_shape else g_dtype(1.7)
+    expected = runtime.accumulate(a, runtime.unindex(g, x, index))
+    before = a.copy()
+    got = runtime.accumulate_at(a, g, x, index)
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    assert np.array_equal(got, expected)
+    assert np.array_equal(a, before)  # a new array: a itself is not written
+
+
 def test_sizes_computed_from_shapes_are_static_ints():
     names = kinds_of("""
         def f(x):

@@ -59,8 +59,11 @@ def run(tree, params, unit=None, given=()):
 
 
 def _accumulates(stmt, kinds):
-    """``v = v + e``, with `e` not reading `v` and the sum of `v`'s array kind."""
+    """``v = v + e``, with `e` not reading `v` and the sum of `v`'s array
+    kind; or ``v = accumulate_at(v, g, x, i)`` (see `_item_added`)."""
     v, value = stmt.targets[0].id, stmt.value
+    if _item_added(stmt, kinds):
+        return True
     if not (isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add)
             and isinstance(value.left, gast.Name) and value.left.id == v):
         return False
@@ -68,6 +71,31 @@ def _accumulates(stmt, kinds):
         return False
     kind = kinds.of(value.left)
     return kind is not None and kind.box == "array" and kinds.of(value) == kind
+
+
+def _item_added(stmt, kinds):
+    """``v = accumulate_at(v, g, x, i)``: the adjoint g of a row ``x[i]`` (an
+    int i) added to v, of x's array kind; g, which does not read v, a row of
+    x's dtype (a float64 number for a vector's item), as ``unindex`` would
+    have placed it: in place, that is ``v[i] += g``, one row's work."""
+    v, value = stmt.targets[0].id, stmt.value
+    if not (isinstance(value, gast.Call) and kinds.callee(value) is runtime.accumulate_at
+            and len(value.args) == 4 and not value.keywords):
+        return False
+    a, g, x, index = value.args
+    if not (isinstance(a, gast.Name) and a.id == v) or \
+            any(isinstance(n, gast.Name) and n.id == v for arg in (g, x, index) for n in walk(arg)):
+        return False
+    if kinds.is_placeholder(index):  # (Numba types a saved index as an optional int)
+        return False
+    kind, row, at = kinds.of(x), kinds.of(g), kinds.of(index)
+    if kind is None or kind.box != "array" or not kind.shape or kinds.of(a) != kind or \
+            at is None or at.box != "int" or row is None:
+        return False
+    if row.box == "array":
+        return row.shape == kind.shape[1:] and row.dtype == kind.dtype
+    return len(kind.shape) == 1 and kind.dtype == np.float64 and row.box in ("float", "real") \
+        or len(kind.shape) == 1 and row.box == "scalar" and row.dtype == kind.dtype
 
 
 def _fresh(value, kinds):
@@ -92,7 +120,7 @@ def _allowed_reads(node, kinds):
     accumulation, and names returned as they are."""
     if isinstance(node, gast.Assign) and len(node.targets) == 1 and \
             isinstance(node.targets[0], gast.Name) and _accumulates(node, kinds):
-        return [node.value.left]
+        return [node.value.args[0] if isinstance(node.value, gast.Call) else node.value.left]
     if isinstance(node, gast.Return) and node.value is not None:
         elts = node.value.elts if isinstance(node.value, gast.Tuple) else [node.value]
         return [e for e in elts if isinstance(e, gast.Name)]
@@ -130,5 +158,11 @@ class _InPlace(Transformer):
         target = node.targets[0] if len(node.targets) == 1 else None
         if isinstance(target, gast.Name) and target.id in self.names and \
                 _accumulates(node, self.kinds):
+            if isinstance(node.value, gast.Call):  # accumulate_at(v, g, x, i): v[i] += g
+                _, g, _, index = node.value.args
+                item = gast.Subscript(value=gast.Name(id=target.id, ctx=gast.Load(),
+                                                      annotation=None, type_comment=None),
+                                      slice=index, ctx=gast.Store())
+                return gast.AugAssign(target=item, op=gast.Add(), value=g)
             return gast.AugAssign(target=target, op=gast.Add(), value=node.value.right)
         return node
