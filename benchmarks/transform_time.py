@@ -178,7 +178,7 @@ def main(argv=None):
         for blocks in (3, 6, 12):
             func = long_function.with_blocks(blocks)
             lines = len(inspect.getsource(func).splitlines())
-            first = median_time(lambda: tad.grad(fresh_copy(func), wrt=WRT), 3)
+            first = median_time(lambda: tad.grad(fresh_copy(func), wrt=WRT), 5)
             stage = statistics.median(
                 _staging_of(func, np.random.default_rng(i)) for i in range(3))
             print(f"  {blocks:2d} blocks, {lines:3d} lines: first {first * 1e3:8.1f} ms, "

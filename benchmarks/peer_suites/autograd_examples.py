@@ -2,7 +2,7 @@
 and compare their gradients.
 
     python benchmarks/peer_suites/autograd_examples.py [NAME ...] [--k 3]
-           [--timeout 240] [--json FILE] [--reference-python PY]
+           [--timeout 240] [--json FILE] [--reference-python PY] [--time 0.5]
 
 (``scripts/peer_examples`` sets up the environments and runs this.)
 
@@ -24,6 +24,12 @@ needs data (the example downloads its data: MNIST, which is not on this
 machine; ``--synthetic-mnist`` gives them random data in MNIST's format
 instead, for their gradients), or n/a (the reference run fails, or the
 example uses autograd's tracing internals).
+
+``--time S`` also times each gradient function the examples make, with
+both libraries, at its k-th call (examples_runner.py: the median of about
+S seconds of calls with the same arguments), and prints the ratio
+tangent_ad / autograd per function: a speed comparison on programs
+neither side wrote for it.
 """
 import argparse
 import collections
@@ -107,7 +113,7 @@ def write_synthetic_mnist(folder):
             handle.write(header + values.tobytes())
 
 
-def run_one(python, example, shim, k, timeout, synthetic_mnist=False):
+def run_one(python, example, shim, k, timeout, synthetic_mnist=False, seconds=0.0):
     """Run examples_runner.py on `example`; its record, or a timeout."""
     path = [str(HERE / "examples_stubs")]
     if shim:
@@ -117,7 +123,8 @@ def run_one(python, example, shim, k, timeout, synthetic_mnist=False):
             write_synthetic_mnist(work)
         out = Path(work) / "record.json"
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(path), MPLBACKEND="Agg")
-        command = [python, str(HERE / "examples_runner.py"), str(example), str(out), "--k", str(k)]
+        command = [python, str(HERE / "examples_runner.py"), str(example), str(out), "--k", str(k),
+                   "--time", str(seconds)]
         started = time.time()
         try:
             run = subprocess.run(command, env=env, cwd=work, capture_output=True, text=True,
@@ -244,6 +251,8 @@ def main(argv=None):
     parser.add_argument("--reference-python", help="an interpreter with the real autograd")
     parser.add_argument("--synthetic-mnist", action="store_true",
                         help="give the examples that download MNIST random data in its format")
+    parser.add_argument("--time", type=float, default=0.0,
+                        help="seconds of calls timed per gradient function, in each library")
     options = parser.parse_args(argv)
     examples = fetch_examples()
     python = options.reference_python or reference_python()
@@ -252,12 +261,14 @@ def main(argv=None):
         wanted = {n.removesuffix(".py") for n in options.names}
         chosen = [p for p in chosen if str(p.relative_to(examples).with_suffix("")) in wanted
                   or p.stem in wanted]
-    rows, dump = [], {}
+    rows, dump, speeds = [], {}, []
     for example in chosen:
         name = str(example.relative_to(examples).with_suffix(""))
-        ref = run_one(python, example, False, options.k, options.timeout, options.synthetic_mnist)
+        ref = run_one(python, example, False, options.k, options.timeout, options.synthetic_mnist,
+                      options.time)
         got = run_one(sys.executable, example, True, options.k, options.timeout,
-                      options.synthetic_mnist)
+                      options.synthetic_mnist, options.time)
+        speeds += speed_rows(name, ref, got)
         outcome, reason = compare(ref, got)
         text = example.read_text()
         if options.synthetic_mnist and ("load_mnist" in text or "data_mnist" in text):
@@ -268,7 +279,31 @@ def main(argv=None):
     if options.json:
         Path(options.json).write_text(json.dumps(dump, indent=1))
     print(table(rows))
+    if options.time:
+        print(speed_table(speeds))
     return 0
+
+
+def speed_rows(name, ref, got):
+    """(example, gradient function, autograd's seconds per call, tangent_ad's)
+    for each function both runs timed."""
+    theirs = {t["key"]: t["seconds_per_call"] for t in ref.get("timings", ())}
+    return [(name, t["key"], theirs[t["key"]], t["seconds_per_call"])
+            for t in got.get("timings", ()) if t["key"] in theirs]
+
+
+def speed_table(speeds):
+    """The per-call times as a Markdown table, with their ratio."""
+    lines = ["| example | gradient | autograd | tangent_ad | tangent_ad / autograd |",
+             "|---|---|---|---|---|"]
+    for name, key, theirs, ours in speeds:
+        lines.append(f"| {name} | {key} | {_seconds(theirs)} | {_seconds(ours)} | "
+                     f"{ours / theirs:.2f} |")
+    return "\n".join(lines)
+
+
+def _seconds(value):
+    return f"{value * 1e6:.0f} µs" if value < 1e-2 else f"{value * 1e3:.1f} ms"
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Run one example program of autograd, unchanged, and record its gradients.
 
-    python examples_runner.py EXAMPLE.py RECORD.json [--k 3] [--cap 12]
+    python examples_runner.py EXAMPLE.py RECORD.json [--k 3] [--cap 12] [--time 0.5]
 
 Run by autograd_examples.py twice per example, in a subprocess each: once
 in a virtual environment with the real autograd, once with the shim
@@ -22,6 +22,12 @@ matplotlib stand-in (examples_stubs/) and this hook:
   RandomState), an unseeded ``np.random.RandomState()`` is seeded with 0
   (convnet makes one), and the working directory is a fresh temporary one
   (some examples write or delete files there).
+
+With ``--time S``, the ``k``-th call of each gradient function is also
+timed: the function is called again with the same arguments for about S
+seconds (at least 5 calls), and the median seconds per call is recorded
+under ``timings`` (a staged derivative runs its specialized copy by then:
+it is written at the second call with the same argument kinds).
 
 The record (JSON) holds the outputs, in call order, keyed by the transform
 and the order in which the gradient function was made, and how the run
@@ -84,9 +90,10 @@ def encode(value):
 class Recorder:
     """The outputs of the gradient functions the example makes."""
 
-    def __init__(self, k, cap):
-        self.k, self.cap = k, cap
+    def __init__(self, k, cap, seconds=0.0):
+        self.k, self.cap, self.seconds = k, cap, seconds
         self.records, self.made, self.calls, self.depth = [], {}, {}, 0
+        self.timings = []  # {"key", "seconds_per_call", "calls"}, with --time
 
     def transform(self, name, original):
         """`original` (a transform), whose gradient functions record."""
@@ -118,12 +125,29 @@ class Recorder:
             finally:
                 self.depth -= 1
             self.records.append({"key": key, "call": calls, "value": encode(out)})
+            if self.seconds and calls == self.k:
+                self.time(key, function, args, kwargs)
             if isinstance(out, tuple) and any(callable(part) for part in out):  # make_vjp, make_hvp
                 out = tuple(self.recording(f"{key}.{i}", part) if callable(part) else part
                             for i, part in enumerate(out))
             return out
         gradient.__recorded__ = function
         return gradient
+
+    def time(self, key, function, args, kwargs):
+        """Median seconds of one call of `function` with these arguments."""
+        times, deadline = [], time.perf_counter() + self.seconds
+        self.depth += 1
+        try:
+            while len(times) < 5 or (time.perf_counter() < deadline and len(times) < 2000):
+                start = time.perf_counter()
+                function(*args, **kwargs)
+                times.append(time.perf_counter() - start)
+        finally:
+            self.depth -= 1
+        times.sort()
+        self.timings.append({"key": key, "seconds_per_call": times[len(times) // 2],
+                             "calls": len(times)})
 
 
 def install(recorder):
@@ -165,9 +189,9 @@ class _SeededRandomState(np.random.RandomState):
         super().__init__(0 if seed is None else seed)
 
 
-def run(example, k, cap):
+def run(example, k, cap, seconds=0.0):
     """Execute `example` as ``__main__``; the record."""
-    recorder = Recorder(k, cap)
+    recorder = Recorder(k, cap, seconds)
     example = os.path.abspath(example)
     sys.path.insert(0, os.path.dirname(example))
     np.random.RandomState = _SeededRandomState  # (before autograd copies it)
@@ -188,7 +212,8 @@ def run(example, k, cap):
     except Exception as exc:
         status, error = "error", describe(exc)
     return {"status": status, "error": error, "records": recorder.records,
-            "seconds": round(time.time() - started, 2), "autograd": autograd.__file__}
+            "seconds": round(time.time() - started, 2), "autograd": autograd.__file__,
+            "timings": recorder.timings}
 
 
 def main(argv=None):
@@ -197,8 +222,10 @@ def main(argv=None):
     parser.add_argument("record")
     parser.add_argument("--k", type=int, default=3)
     parser.add_argument("--cap", type=int, default=12)
+    parser.add_argument("--time", type=float, default=0.0,
+                        help="seconds spent timing the k-th call of each gradient function")
     options = parser.parse_args(argv)
-    record = run(options.example, options.k, options.cap)
+    record = run(options.example, options.k, options.cap, options.time)
     with open(options.record, "w") as handle:
         json.dump(record, handle)
     return 0

@@ -84,13 +84,27 @@ def readable(name, nargs, body, namespace):
     `namespace` as its globals and its source in ``linecache``, so that
     tangent_ad can differentiate it (the shim's gradients, differentiated
     again, are such functions: calls of tangent_ad's generated derivatives)."""
+    key, values = (name, nargs, body, tuple(namespace)), tuple(namespace.values())
+    for known, made in _READABLE.get(key, ()):  # the same function, made before
+        if all(a is b for a, b in zip(known, values)):
+            return made
     params = ", ".join(f"x{i}" for i in range(nargs))
     source = f"def {name}({params}):\n    return {body.format(params=params)}\n"
     filename = f"<autograd shim {next(_COUNTER)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace = dict(namespace, np=np, conj_leaf=conj_leaf)
     exec(compile(source, filename, "exec"), namespace)
+    made = _READABLE.setdefault(key, [])
+    made.append((values, namespace[name]))
+    del made[:-8]  # (a few per body: values made anew at each call are not kept)
     return namespace[name]
+
+
+# A gradient that code makes again at each call (``lambda r: grad(f)(r)``)
+# is the same function each time, as tangent_ad's own ``grad`` is (its
+# cache): a new function object would be a new function value for the
+# derivatives of that code, differentiated again at each of their calls.
+_READABLE = {}  # (name, nargs, body, names of the namespace) -> [(its values, function)]
 
 
 def _hashable(value):
