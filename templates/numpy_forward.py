@@ -104,12 +104,16 @@ def float_power(result, x1, x2):
 
 @tangent(np.fmax)
 def fmax(result, x1, x2):
-    d[result] = np.where((x1 >= x2) | np.isnan(x2), d[x1], d[x2])
+    """The mean of the two tangents at a tie, as np.maximum."""
+    d[result] = np.where((x1 > x2) | np.isnan(x2), d[x1],
+                         np.where(x1 == x2, (d[x1] + d[x2]) * 0.5, d[x2]))
 
 
 @tangent(np.fmin)
 def fmin(result, x1, x2):
-    d[result] = np.where((x1 <= x2) | np.isnan(x2), d[x1], d[x2])
+    """The mean of the two tangents at a tie, as np.minimum."""
+    d[result] = np.where((x1 < x2) | np.isnan(x2), d[x1],
+                         np.where(x1 == x2, (d[x1] + d[x2]) * 0.5, d[x2]))
 
 
 @tangent(np.fmod)
@@ -126,12 +130,14 @@ def hypot(result, x1, x2):
 
 @tangent(np.maximum)
 def maximum(result, x1, x2):
-    d[result] = np.where(x1 >= x2, d[x1], d[x2])
+    """The mean of the two tangents at a tie (see the adjoint)."""
+    d[result] = np.where(x1 > x2, d[x1], np.where(x1 == x2, (d[x1] + d[x2]) * 0.5, d[x2]))
 
 
 @tangent(np.minimum)
 def minimum(result, x1, x2):
-    d[result] = np.where(x1 <= x2, d[x1], d[x2])
+    """The mean of the two tangents at a tie (see np.maximum's adjoint)."""
+    d[result] = np.where(x1 < x2, d[x1], np.where(x1 == x2, (d[x1] + d[x2]) * 0.5, d[x2]))
 
 
 @tangent(np.mod)

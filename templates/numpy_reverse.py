@@ -124,14 +124,16 @@ def float_power(result, x1, x2):
 
 @adjoint(np.fmax)
 def fmax(result, x1, x2):
-    d[x1] = unbroadcast(d[result] * ((x1 >= x2) | np.isnan(x2)), x1)
-    d[x2] = unbroadcast(d[result] * ((x1 < x2) | np.isnan(x1)), x2)
+    """Half each at a tie, as np.maximum; a NaN's other argument gets all."""
+    d[x1] = unbroadcast(d[result] * ((x1 > x2) | np.isnan(x2)) + d[result] * (x1 == x2) * 0.5, x1)
+    d[x2] = unbroadcast(d[result] * ((x1 < x2) | np.isnan(x1)) + d[result] * (x1 == x2) * 0.5, x2)
 
 
 @adjoint(np.fmin)
 def fmin(result, x1, x2):
-    d[x1] = unbroadcast(d[result] * ((x1 <= x2) | np.isnan(x2)), x1)
-    d[x2] = unbroadcast(d[result] * ((x1 > x2) | np.isnan(x1)), x2)
+    """Half each at a tie, as np.minimum; a NaN's other argument gets all."""
+    d[x1] = unbroadcast(d[result] * ((x1 < x2) | np.isnan(x2)) + d[result] * (x1 == x2) * 0.5, x1)
+    d[x2] = unbroadcast(d[result] * ((x1 > x2) | np.isnan(x1)) + d[result] * (x1 == x2) * 0.5, x2)
 
 
 @adjoint(np.fmod)
@@ -150,14 +152,19 @@ def hypot(result, x1, x2):
 
 @adjoint(np.maximum)
 def maximum(result, x1, x2):
-    d[x1] = unbroadcast(d[result] * (x1 >= x2), x1)
-    d[x2] = unbroadcast(d[result] * (x1 < x2), x2)
+    """Half each at a tie: the mean of the slopes on either side.
+
+    Central differences see that mean; autograd, JAX and PyTorch give it,
+    and so does np.max to its tied entries."""
+    d[x1] = unbroadcast(d[result] * (x1 > x2) + d[result] * (x1 == x2) * 0.5, x1)
+    d[x2] = unbroadcast(d[result] * (x1 < x2) + d[result] * (x1 == x2) * 0.5, x2)
 
 
 @adjoint(np.minimum)
 def minimum(result, x1, x2):
-    d[x1] = unbroadcast(d[result] * (x1 <= x2), x1)
-    d[x2] = unbroadcast(d[result] * (x1 > x2), x2)
+    """Half each at a tie, as np.maximum."""
+    d[x1] = unbroadcast(d[result] * (x1 < x2) + d[result] * (x1 == x2) * 0.5, x1)
+    d[x2] = unbroadcast(d[result] * (x1 > x2) + d[result] * (x1 == x2) * 0.5, x2)
 
 
 @adjoint(np.mod)

@@ -390,3 +390,30 @@ def _one_flattened(x):
 @pytest.mark.parametrize("f", [_one_concatenated, _one_stacked, _one_flattened])
 def test_a_gradient_of_one_concatenated_element(f):
     check_grads(f, tad.grad(f), (np.array([1.0, -2.0, 0.5]),))
+
+
+@pytest.mark.parametrize("func", [np.maximum, np.minimum, np.fmax, np.fmin],
+                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_tie_shares_the_derivative_equally(func, dtype):
+    """At x1 == x2 each argument gets half, in both modes: what central
+    differences give there (and autograd, JAX, PyTorch, and np.max)."""
+    weights = np.array([1.0, 2.0, 3.0, 4.0], dtype=dtype)
+    x1 = np.array([1.0, 2.0, 3.0, np.nan], dtype=dtype)
+    x2 = np.array([1.0, 1.0, 4.0, 0.5], dtype=dtype)
+
+    def f(a, b):
+        return np.sum(np.nan_to_num(func(a, b)) * weights)
+    ga, gb = tad.grad(f, wrt=(0, 1))(x1, x2)
+    assert ga.dtype == dtype and gb.dtype == dtype
+    np.testing.assert_allclose(ga[:3], [0.5, 2.0 * (func in (np.maximum, np.fmax)),
+                                        3.0 * (func in (np.minimum, np.fmin))])
+    np.testing.assert_allclose(ga[:3] + gb[:3], weights[:3])  # all of it, split
+    assert gb[3] == (4.0 if func in (np.fmax, np.fmin) else 0.0)  # fmax/fmin skip a NaN
+    for i in range(3):
+        step = np.zeros(4, dtype=np.float64)
+        step[i] = 1e-6
+        slope = (f(x1.astype(np.float64) + step, x2) - f(x1.astype(np.float64) - step, x2)) / 2e-6
+        assert ga[i] == pytest.approx(slope, rel=1e-5)
+        tangent = tad.jvp(f, wrt=(0,))(x1, x2, step.astype(dtype) * 1e6)[1]
+        assert tangent == pytest.approx(float(ga[i]), rel=1e-5)
