@@ -2,7 +2,7 @@
 
 The page is generated from the registry, so it lists exactly the rules
 that are loaded: one table per namespace (operators, numpy, numpy.linalg,
-numpy.fft, math, builtins, scipy.special, scipy.stats, scipy.linalg,
+numpy.fft, numpy.lib.stride_tricks, math, builtins, scipy.special, scipy.stats, scipy.linalg,
 scipy.signal, scipy.integrate), one row per
 function, with its aliases, its modes, the orders of derivatives the
 rules give, and a note (the first line of the rule's docstring, or "zero
@@ -44,6 +44,7 @@ NAMESPACES = [
     ("## numpy", "np.", np),
     ("## numpy.linalg", "np.linalg.", np.linalg),
     ("## numpy.fft", "np.fft.", np.fft),
+    ("## numpy.lib.stride_tricks", "np.lib.stride_tricks.", np.lib.stride_tricks),
     ("## math", "math.", math),
     ("## Python builtins", "", builtins),
     (SCIPY_HEADING, "scipy.special.", special),

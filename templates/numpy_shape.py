@@ -11,7 +11,7 @@ from tangent_ad.registry import adjoint, nonholomorphic, structured
 from tangent_ad.runtime import (
     c_concat, r_concat,
     cast_like, inverse_permutation, unatleast, unbroadcast, unconcatenate, undiag,
-    undiagonal, unpad, unrepeat, unrollaxis, unsort, unstack, untake,
+    undiagonal, unpad, unrepeat, unrollaxis, unslide, unsort, unstack, untake,
     untake_along_axis, untile)
 
 d = None  # d[x] is the adjoint of x; templates are parsed, never run
@@ -193,6 +193,12 @@ def pad(result, array, pad_width, mode="constant", constant_values=0):
     d[array] = unpad(d[result], pad_width, mode)
     d[constant_values] = unbroadcast(
         np.sum(d[result]) - np.sum(unpad(d[result], pad_width, mode)), constant_values)
+
+
+@adjoint(np.lib.stride_tricks.sliding_window_view)
+def sliding_window_view(result, x, window_shape, axis=None):
+    """Each window's adjoint added back where the window read `x`."""
+    d[x] = unslide(d[result], x, window_shape, axis)
 
 
 @adjoint(np.real_if_close)

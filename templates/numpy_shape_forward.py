@@ -133,6 +133,7 @@ linear(
     "np.flipud(m)",
     "np.moveaxis(a, source, destination)",
     "np.roll(a, shift, axis=None)",
+    "np.lib.stride_tricks.sliding_window_view(x, window_shape, axis=None)",
     "np.rollaxis(a, axis, start=0)",
     "np.swapaxes(a, axis1, axis2)",
     "np.transpose(a, axes=None)",

@@ -38,7 +38,7 @@ from tangent_ad.runtime import (
     trigamma, unarray, unatleast, unaverage, unblock_diag, unbroadcast, unbuilt, unconcatenate,
     unconverted, uncumsum, undiag, undiagonal, undiff, unfield, unindex, unindex_container,
     uniterated, unpad, unplus, unreduce, unreduce_max, unreduce_mean, unreduce_median,
-    unreduce_var, unrepeat, unrollaxis, unsort, unstack, unsum, untake, untake_along_axis,
+    unreduce_var, unrepeat, unrollaxis, unslide, unsort, unstack, unsum, untake, untake_along_axis,
     untile, untimes, unweights, weights_like, zero_tangent, zeroed, zeros_like)
 
 d = None  # d[x] is the tangent of x; templates are parsed, never run
@@ -272,6 +272,11 @@ def unsort_rule(result, g, x, ordered, axis=-1):
 @tangent(unrollaxis)
 def unrollaxis_rule(result, g, x, axis, start=0):
     d[result] = unrollaxis(d[g], x, axis, start)
+
+
+@tangent(unslide)
+def unslide_rule(result, g, x, window_shape, axis=None):
+    d[result] = unslide(d[g], x, window_shape, axis)
 
 
 @tangent(unatleast)

@@ -7,7 +7,7 @@ from tangent_ad.runtime.arrays import scatter_add, size_of, zeros_from
 from tangent_ad.runtime.boundary import cast_like
 from tangent_ad.runtime.core import _like
 
-__all__ = ["r_concat", "c_concat", "unatleast", "unblock_diag", "unconcatenate", "unstack", "untile", "unrepeat", "unpad", "undiagonal", "undiag", "untake", "untake_along_axis", "unarray", "unsort", "unrollaxis", "linspace_fraction"]
+__all__ = ["r_concat", "c_concat", "unatleast", "unblock_diag", "unconcatenate", "unstack", "untile", "unrepeat", "unpad", "undiagonal", "undiag", "untake", "untake_along_axis", "unarray", "unsort", "unrollaxis", "unslide", "linspace_fraction"]
 
 
 def r_concat(items):
@@ -249,6 +249,30 @@ def unrollaxis(g, x, axis, start=0):
     order = list(range(n))
     order.insert(start - 1 if axis < start else start, order.pop(axis))
     return np.transpose(g, tuple(int(i) for i in np.argsort(order)))
+
+
+def unslide(g, x, window_shape, axis=None):
+    """Adjoint of ``sliding_window_view(x, window_shape, axis)``: each
+    window's entries added back where they were read, one slice of `x` per
+    offset inside the window.
+
+    >>> unslide(np.ones((2, 3)), np.zeros(4), 3)
+    array([1., 2., 2., 1.])
+    """
+    shape = np.shape(x)
+    windows = tuple(np.atleast_1d(window_shape).tolist())
+    axes = tuple(range(len(shape))) if axis is None else tuple(np.atleast_1d(axis).tolist())
+    axes = tuple(a % len(shape) for a in axes)
+    lengths = list(shape)
+    for a, w in zip(axes, windows):
+        lengths[a] -= w - 1
+    out = np.zeros_like(x)  # (in x's own array library: no np.asarray here)
+    for offset in np.ndindex(*windows):
+        start = [0] * len(shape)
+        for a, step in zip(axes, offset):
+            start[a] += step
+        out[tuple(slice(s, s + n) for s, n in zip(start, lengths))] += g[(Ellipsis,) + offset]
+    return out
 
 
 def linspace_fraction(samples, num, endpoint=True, axis=0):

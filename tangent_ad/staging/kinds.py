@@ -254,7 +254,7 @@ class Kinds(ArrayRules):
             return Kind("float")
         if func in _SIZES and len(args) == 1:
             return Kind("int")
-        if func in _ARRAY_LIKE_ARGUMENT and len(args) == 3:
+        if func in _ARRAY_LIKE_ARGUMENT and len(args) == 3 + (func is runtime.unslide):
             kind = self.of(args[_ARRAY_LIKE_ARGUMENT[func]])  # a copy, written into
             return kind if kind == BOTTOM or kind is not None and kind.box == "array" else None
         if func in _SHAPE_OF_FIRST and len(args) == _SHAPE_OF_FIRST[func]:
@@ -388,9 +388,10 @@ _SIZES = frozenset({len, np.size, runtime.size_of, np.ndim})
 _SHAPE_OF_FIRST = {np.full_like: 2, np.zeros_like: 1, runtime.zeros_like: 1}
 _ADJOINT_HELPERS = frozenset({runtime.unbroadcast, runtime.grad_matmul_lhs,
                               runtime.grad_matmul_rhs})
-# updated(x, i, v), zeroed(g, i, x), unindex(g, x, i): an array of the kind of
-# the argument they copy or make zeros like (``runtime.structures``, ``core``)
-_ARRAY_LIKE_ARGUMENT = {runtime.updated: 0, runtime.zeroed: 0, runtime.unindex: 1}
+# updated(x, i, v), zeroed(g, i, x), unindex(g, x, i), unslide(g, x, w, axis):
+# an array of the kind of the argument they copy or make zeros like
+_ARRAY_LIKE_ARGUMENT = {runtime.updated: 0, runtime.zeroed: 0, runtime.unindex: 1,
+                        runtime.unslide: 1}
 # unindex(g, t, i) and accumulate_at(a, g, t, i): where their g, t and i are
 _PIECE_ADJOINTS = {runtime.unindex: (0, 1, 2), runtime.accumulate_at: (1, 2, 3)}
 
