@@ -42,7 +42,9 @@ def dot(result, a, b):
 
 
 @adjoint(np.einsum)
-def einsum(result, operands):
+def einsum(result, operands, optimize=False):
+    """`optimize` orders the contractions only; the adjoints are contracted
+    in NumPy's optimized order."""
     d[operands] = grad_einsum(d[result], operands)
 
 

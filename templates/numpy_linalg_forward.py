@@ -33,7 +33,7 @@ def dot(result, a, b):
 
 
 @tangent(np.einsum)
-def einsum(result, operands):
+def einsum(result, operands, optimize=False):
     d[result] = jvp_einsum(d[operands], operands)
 
 

@@ -611,6 +611,8 @@ SPECS = [
     Spec(np.dot, "np.dot(x, y)", x=(2, 3, 4), y=(5, 4, 2)),
     Spec(np.dot, "np.dot(x, y)", x=(4,), y=(2, 4, 3)),
     Spec(np.einsum, "np.einsum('ij,jk->ik', x, y)", x=(3, 4), y=(4, 2)),
+    Spec(np.einsum, "np.einsum('ij,jk,kl->il', x, y, z, optimize=True)", x=(3, 4), y=(4, 2),
+         z=(2, 5)),
     Spec(np.einsum, "np.einsum('ii->i', x)", x=(3, 3)),
     Spec(np.einsum, "np.einsum('i,j->ij', x, y)", x=(3,), y=(2,)),
     Spec(np.einsum, "np.einsum('bij,bjk->bik', x, y)", x=(2, 3, 4), y=(2, 4, 2)),
