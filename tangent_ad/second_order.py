@@ -13,8 +13,10 @@ a block of the Hessian of `f` applied to ``u``: a Hessian-vector
 product, which tangent_ad computes exactly by forward mode over the
 gradient of `f` with respect to ``v`` (``tad.hvp``'s construction; the
 Hessian is symmetric, so no reverse pass over generated code is needed).
-The seed's own adjoint is ``<u, grad_W f(p)>``. A jvp or a vjp of `f`
-gets a rule the same way, from vjps of `f` and forward mode over them.
+The seed's own adjoint is ``<u, grad_W f(p)>``. A ``value_and_grad``
+returns ``(f(p), gradient)``: for a cotangent ``(a, u)``, the value's part
+adds ``a * df/dv`` (a vjp of `f`). A jvp or a vjp of `f` gets a rule the
+same way, from vjps of `f` and forward mode over them.
 
 This module writes each as an ordinary reverse template::
 
@@ -77,6 +79,13 @@ def is_gradient(fn):
         info.kind == "gradient" and not info.preserve_result
 
 
+def is_value_and_grad(fn):
+    """True for a function made by ``tad.value_and_grad`` (no aux)."""
+    info = _generated(fn)
+    return info is not None and info.mode == "reverse" and \
+        info.kind == "gradient" and info.preserve_result
+
+
 def is_vjp(fn):
     """True for a function made by ``tad.vjp``."""
     info = _generated(fn)
@@ -91,7 +100,7 @@ def is_jvp(fn):
 
 def has_rule(fn):
     """True for the generated functions this module gives a reverse rule."""
-    return is_gradient(fn) or is_jvp(fn) or is_vjp(fn)
+    return is_gradient(fn) or is_value_and_grad(fn) or is_jvp(fn) or is_vjp(fn)
 
 
 COTANGENT = "cotangent"  # a vjp's `bresult`, renamed in its caller
@@ -153,7 +162,7 @@ def rule(fn, derivative):
         refuse_wrapper(fn)
     if is_jvp(fn):
         return _jvp_rule(fn, derivative)
-    if is_gradient(fn):
+    if is_gradient(fn) or is_value_and_grad(fn):
         return _gradient_rule(fn, derivative)
     if is_vjp(fn):
         return _vjp_rule(fn, derivative)
@@ -161,17 +170,26 @@ def rule(fn, derivative):
 
 
 def _gradient_rule(g, derivative):
-    """``d[v] = bresult * (H u)_v`` for each argument v of f (module docstring)."""
+    """``d[v] = bresult * (H u)_v`` for each argument v of f (module docstring).
+
+    A ``value_and_grad`` returns ``(f(p), gradient)``: the gradient's
+    cotangent is ``d[result][1]``, and the value's, a, adds ``a * df/dv``
+    (a vjp of f, in the convention of the products) to each argument v."""
     info = g.__tangent_ad__
     f, wrt = info.primal, tuple(info.wrt)
+    valued = info.preserve_result
     signature = inspect.signature(g)
     params = list(signature.parameters)
     primal = [p for p in params if p != "bresult"]
     if len(params) != len(primal) + 1:
         return None  # a parameter of f named bresult: no rule, refused as before
     namespace, lines = {}, []
-    spread = _spread(len(wrt), info.conjugated, namespace)
-    for v in primal:
+    cotangent = "d[result][1]" if valued else "d[result]"
+    spread = _spread(len(wrt), info.conjugated, namespace, cotangent)
+    for i, v in enumerate(primal):
+        if valued:  # the value's part: a vjp of f, independent of the seed
+            lines.append(f"    d[{v}] = {_vjp(f, i, derivative, namespace)}"
+                         f"({', '.join(primal)}, d[result][0])")
         # the name forward mode gives it (``ad.forward.hvp_name``)
         product = f"hvp_{label(f)}_d{'_'.join(wrt)}" if wrt == (v,) else \
             f"hvp_d{label(f)}_d{v}_d{'_'.join(wrt)}"
@@ -180,7 +198,7 @@ def _gradient_rule(g, derivative):
         lines.append(f"    d[{v}] = {product}({', '.join(params)}, {spread})")
     seed = f"seed_adjoint_{label(f)}_d{'_'.join(wrt)}"
     namespace[seed] = _cached(("seed", g), lambda: _seed_adjoint(seed, g, primal))
-    lines.append(f"    d[bresult] = {seed}({', '.join(primal)}, d[result])")
+    lines.append(f"    d[bresult] = {seed}({', '.join(primal)}, {cotangent})")
     header = ", ".join(["result"] + [_with_default(p, v, namespace)
                                      for p, v in signature.parameters.items()])
     name = f"rule_of_{label(g)}"
@@ -188,7 +206,7 @@ def _gradient_rule(g, derivative):
     return _load(source, f"<tangent_ad rule of {g.__name__}>", namespace, name)
 
 
-def _spread(count, conjugated=False, namespace=None):
+def _spread(count, conjugated=False, namespace=None, cotangent="d[result]"):
     """The cotangent of a gradient or vjp of `count` arguments as that many
     arguments: ``d[result]``, or ``d[result][0], d[result][1], ...`` (not
     ``*d[result]``: forward mode over the derivative, a third derivative,
@@ -198,7 +216,7 @@ def _spread(count, conjugated=False, namespace=None):
     conjugate of JAX's adjoints (`conjugated`): it is ``conj(W)`` for the
     transpose W the products are made from (they keep JAX's convention,
     ``api._product``), so its cotangent u is W's cotangent ``conj(u)``."""
-    parts = ["d[result]"] if count == 1 else [f"d[result][{i}]" for i in range(count)]
+    parts = [cotangent] if count == 1 else [f"{cotangent}[{i}]" for i in range(count)]
     if conjugated:
         namespace["conj_complex"] = conj_complex
         parts = [f"conj_complex({p})" for p in parts]
@@ -398,8 +416,9 @@ def _seed_adjoint(name, g, primal):
     parts = [f"np.sum(np.multiply({u}, {t}))"] if count == 1 else \
         [f"np.sum(np.multiply({u}[{i}], {t}[{i}]))" for i in range(count)]
     args = ", ".join(primal)
+    gradient = "[1]" if g.__tangent_ad__.preserve_result else ""  # value_and_grad's
     source = (f"def {name}({', '.join(primal + [u])}):\n"
-              f"    {t} = {label(g)}({args}, 1.0)\n"
+              f"    {t} = {label(g)}({args}, 1.0){gradient}\n"
               f"    return {' + '.join(parts)}\n")
     namespace = {"np": np, label(g): g}
     return _load(source, f"<tangent_ad seed adjoint of {g.__name__}>",
