@@ -138,9 +138,13 @@ def value_and_grad(fun, argnum=0):
             raise TypeError(str(exc)) from exc
         return value, _unpack(argnum, to_autograd(result, derivative))
 
-    def form(nargs):  # the value and the gradient as two calls, both differentiable
+    def form(nargs):  # one pass, differentiable (tangent_ad has value_and_grad's rule)
         target = closed(fun, nargs, {})
-        derivative = tad.grad(target, wrt=(argnum,))
+        both = tad.value_and_grad(target, wrt=(argnum,))
+        if not conjugates(both):
+            return readable(f"value_and_grad_{_label(fun)}", nargs, "both({params})",
+                            {"both": both})
+        derivative = tad.grad(target, wrt=(argnum,))  # two calls, the gradient conjugated
         gradient = _in_autograd_convention(derivative, "({params})")
         return readable(f"value_and_grad_{_label(fun)}", nargs,
                         f"(target({{params}}), {gradient})",
