@@ -86,6 +86,12 @@ def is_value_and_grad(fn):
         info.kind == "gradient" and info.preserve_result
 
 
+def _seeded(fn):
+    """A gradient or a value_and_grad: its seed ``bresult`` scales the
+    gradient and stays 1.0 when the function itself is differentiated."""
+    return is_gradient(fn) or is_value_and_grad(fn)
+
+
 def is_vjp(fn):
     """True for a function made by ``tad.vjp``."""
     info = _generated(fn)
@@ -114,7 +120,7 @@ def caller(g, keep_seed=False, name=None):
     (``cotangent2``... when g has a parameter of that name): the
     derivative has a seed ``bresult`` of its own."""
     params = [p for p in inspect.signature(g).parameters.values()
-              if p.name != "bresult" or not is_gradient(g) or keep_seed]
+              if p.name != "bresult" or not _seeded(g) or keep_seed]
     names = caller_names(g, [p.name for p in params])
     name = name or label(g)
     namespace, header = {}, []
@@ -279,7 +285,7 @@ def _with_seed(f):
     """`f`, or for a gradient, the `caller` that keeps its seed as a
     parameter (named after it, ``<f>_seeded``): a rule passes every
     argument of `f`, the seed too, to the derivatives of `f` it calls."""
-    if not is_gradient(f):
+    if not _seeded(f):
         return f
     return _cached(("seeded", f), lambda: caller(f, keep_seed=True,
                                                   name=f"{label(f)}_seeded"))

@@ -497,18 +497,26 @@ def _refusal(call):
 
 
 @pytest.mark.parametrize("call", [
-    lambda: tad.grad(tad.value_and_grad(poly))(0.5),
-    lambda: tad.vjp(tad.value_and_grad(poly))(0.5, (1.0, 1.0)),
+    lambda: tad.grad(tad.value_and_grad(poly))(0.5),  # its output is a pair
     lambda: tad.grad(tad.grad(where_max))(X3),
     lambda: tad.grad(tad.grad(tad.grad(poly)))(X3),
     lambda: tad.grad(tad.jvp(poly))(0.5, 1.0),
     lambda: tad.grad(tad.vjp(field))(X3, W3, V3),
     lambda: tad.hvp(field)(X3, W3, V3),
     lambda: tad.hessian(field)(X3, W3),
-], ids=["grad_vag", "vjp_vag", "gg_vector", "ggg_vector", "grad_jvp_pair", "grad_vjp_vector",
+], ids=["grad_vag", "gg_vector", "ggg_vector", "grad_jvp_pair", "grad_vjp_vector",
         "hvp_vector_output", "hessian_vector_output"])
 def test_refused_with_a_message_and_a_hint(call):
     _refusal(call)
+
+
+def test_vjp_of_a_value_and_grad():
+    # once refused: the cotangent (a, u) of (poly(x), poly'(x)) gives
+    # a * poly'(x) + u * poly''(x)
+    both = tad.vjp(tad.value_and_grad(poly))
+    close(both(0.5, (1.0, 1.0)), tad.grad(poly)(0.5) + tad.grad(tad.grad(poly))(0.5))
+    close(both(0.5, (2.0, -1.0)),
+          2.0 * tad.grad(poly)(0.5) - tad.grad(tad.grad(poly))(0.5))
 
 
 def test_third_derivative_of_a_caller_of_a_jvp():

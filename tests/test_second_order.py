@@ -252,7 +252,7 @@ def test_vjp_and_hessian_through_a_value_and_grad():
     x, y = np.array([0.3, 0.7, -1.1]), 1.3
     both = tad.value_and_grad(f, wrt=(0, 1))
     a, u = 0.7, (np.array([1.0, -2.0, 0.5]), 0.25)
-    got = tad.vjp(both, wrt=(0,))(x, y, 1.0, (a, u))
+    got = tad.vjp(both, wrt=(0,))(x, y, (a, u))  # (the seed stays 1.0, as a gradient's)
     reference = numerical_grad(
         lambda x: a * f(x, y) + np.sum(u[0] * tad.grad(f)(x, y)) +
         u[1] * tad.grad(f, wrt=(1,))(x, y), (x,), 0)
