@@ -11,6 +11,7 @@ import builtins
 import functools
 import inspect
 import sys
+import weakref
 
 import numpy
 import numpy.fft
@@ -86,18 +87,29 @@ def grad(fun, argnum=0):
                         {"derivative": derivative})
     if builtins.isinstance(argnum, int):
         gradient.tangent_ad_form = form
-        return _readable_now(fun, form, gradient)
+        return _readable_now(fun, form, gradient, ("grad", argnum))
     return gradient
 
 
-def _readable_now(fun, form, gradient):
+_MADE_NOW = weakref.WeakKeyDictionary()  # fun -> {(transform, argnum): its readable form}
+
+
+def _readable_now(fun, form, gradient, key):
     """`form` for `fun`'s own number of parameters, made now, when `fun`
     is a plain function (positional parameters without defaults): a
     readable function that calls tangent_ad's derivative, so that code
     which calls the gradient can itself be differentiated (the gradient
     is then a function value tangent_ad differentiates when it runs).
     Otherwise, or if tangent_ad refuses `fun` now, the `gradient` closure,
-    which raises the same refusal when it is called, as autograd would."""
+    which raises the same refusal when it is called, as autograd would.
+    The form is made once per function and `key` (the transform and its
+    argnum): code that calls ``grad(f)`` at each step pays a look-up."""
+    try:
+        made = _MADE_NOW.get(fun, {}).get(key)
+    except TypeError:  # no weak reference to it
+        made = None
+    if made is not None:
+        return made
     try:
         params = list(inspect.signature(fun).parameters.values())
     except (TypeError, ValueError):
@@ -109,6 +121,10 @@ def _readable_now(fun, form, gradient):
     except tad.TangentADError:
         return gradient
     made.tangent_ad_form = form
+    try:
+        _MADE_NOW.setdefault(fun, {})[key] = made
+    except TypeError:
+        pass
     return made
 
 
@@ -150,7 +166,7 @@ def value_and_grad(fun, argnum=0):
                         f"(target({{params}}), {gradient})",
                         {"derivative": derivative, "target": target})
     if builtins.isinstance(argnum, int):
-        return _readable_now(fun, form, both)
+        return _readable_now(fun, form, both, ("value_and_grad", argnum))
     return both
 
 
@@ -180,7 +196,7 @@ def elementwise_grad(fun, argnum=0):
                         {"derivative": derivative, "target": target})
     if builtins.isinstance(argnum, int):
         gradient.tangent_ad_form = form
-        return _readable_now(fun, form, gradient)
+        return _readable_now(fun, form, gradient, ("elementwise_grad", argnum))
     return gradient
 
 
