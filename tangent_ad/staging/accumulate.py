@@ -94,8 +94,11 @@ def _item_added(stmt, kinds):
         return False
     if row.box == "array":
         return row.shape == kind.shape[1:] and row.dtype == kind.dtype
-    return len(kind.shape) == 1 and kind.dtype == np.float64 and row.box in ("float", "real") \
-        or len(kind.shape) == 1 and row.box == "scalar" and row.dtype == kind.dtype
+    if len(kind.shape) != 1:
+        return False  # a number for a row: broadcast, not this rewrite's case
+    if row.box in ("float", "real"):
+        return kind.dtype == np.float64
+    return row.box == "scalar" and row.dtype == kind.dtype
 
 
 def _fresh(value, kinds):
