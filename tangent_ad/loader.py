@@ -78,7 +78,7 @@ def run(source, ctx, functions, user_namespace=None, groups=None, deps=None, tre
         namespace[LIVE_NAMES_KEY] = frozenset(groups[0][1])
     placed = printed_places.place(source, tree.body)
     if placed:
-        _locate(trees, tree)
+        locate(trees, tree)
     if _rewrites(by_function, reads):  # compiled from the tree, those reads rewritten
         module = scopes.read_live(printed_places.compilable(tree.body, placed),
                                   lambda name: reads.get(name, (None, ())))
@@ -99,7 +99,7 @@ def run(source, ctx, functions, user_namespace=None, groups=None, deps=None, tre
     return fn
 
 
-def _locate(trees, module):
+def locate(trees, module):
     """Give the statements of the stored `trees` the places of the lines
     they were printed as, in `module` (that text, parsed to be compiled),
     relative to their function's ``def`` line as the front end counts

@@ -33,17 +33,16 @@ makes the next order (``resolve`` hands forward mode the generated
 function behind ``__tangent_ad_function__``).
 """
 import inspect
-import types
 
-import gast
 import numpy as np
 
 from tangent_ad.errors import NonScalarOutputError, UnsupportedSyntaxError
 from tangent_ad.live import LIVE_KEY, LIVE_NAMES_KEY, current
 from tangent_ad.naming import label
 from tangent_ad.runtime.core import conj_complex
-from tangent_ad import texts
-from tangent_ad.frontend import to_gast
+from tangent_ad import nodes
+from tangent_ad.function_trees import (
+    adjoint, assigned, calling, define, function, item, returned, total)
 
 
 def _generated(fn):
@@ -130,10 +129,8 @@ def caller(g, keep_seed=False, name=None):
         namespace[LIVE_NAMES_KEY] = frozenset()
     for new, p in zip(names, params):
         header.append(_with_default(new, p, namespace))
-    source = (f"def {name}({', '.join(header)}):\n"
-              f"    return {label(g)}({', '.join(names)})\n")
-    wrapper = _load(source, f"<tangent_ad caller of {g.__name__}>", namespace,
-                    name)
+    fdef = function(name, header, [returned(calling(label(g), names))])
+    wrapper = define(fdef, f"<tangent_ad caller of {g.__name__}>", namespace)
     namespace[label(g)] = g  # the body calls g, under g's own name
     wrapper.__tangent_ad_caller_of__ = g
     # the products of a gradient's rule check that the output is a scalar
@@ -189,32 +186,36 @@ def _gradient_rule(g, derivative):
     primal = [p for p in params if p != "bresult"]
     if len(params) != len(primal) + 1:
         return None  # a parameter of f named bresult: no rule, refused as before
-    namespace, lines = {}, []
-    cotangent = "d[result][1]" if valued else "d[result]"
-    spread = _spread(len(wrt), info.conjugated, namespace, cotangent)
+    namespace, body = {}, []
+
+    def cotangent():
+        return item(adjoint("result"), 1) if valued else adjoint("result")
+
     for i, v in enumerate(primal):
         if valued:  # the value's part: a vjp of f, independent of the seed
-            lines.append(f"    d[{v}] = {_vjp(f, i, derivative, namespace)}"
-                         f"({', '.join(primal)}, d[result][0])")
+            body.append(assigned(adjoint(v), calling(
+                _vjp(f, i, derivative, namespace),
+                primal + [item(adjoint("result"), 0)])))
         # the name forward mode gives it (``ad.forward.hvp_name``)
         product = f"hvp_{label(f)}_d{'_'.join(wrt)}" if wrt == (v,) else \
             f"hvp_d{label(f)}_d{v}_d{'_'.join(wrt)}"
         namespace[product] = _cached(("hvp", f, v, wrt), lambda: _Product(
             product, derivative, f, (v,), wrt))
-        lines.append(f"    d[{v}] = {product}({', '.join(params)}, {spread})")
+        spread = _spread(len(wrt), info.conjugated, namespace, cotangent)
+        body.append(assigned(adjoint(v), calling(product, params + spread)))
     seed = f"seed_adjoint_{label(f)}_d{'_'.join(wrt)}"
     namespace[seed] = _cached(("seed", g), lambda: _seed_adjoint(seed, g, primal))
-    lines.append(f"    d[bresult] = {seed}({', '.join(primal)}, {cotangent})")
-    header = ", ".join(["result"] + [_with_default(p, v, namespace)
-                                     for p, v in signature.parameters.items()])
-    name = f"rule_of_{label(g)}"
-    source = f"def {name}({header}):\n" + "\n".join(lines) + "\n"
-    return _load(source, f"<tangent_ad rule of {g.__name__}>", namespace, name)
+    body.append(assigned(adjoint("bresult"), calling(seed, primal + [cotangent()])))
+    header = [("result", None)] + [_with_default(p, v, namespace)
+                                   for p, v in signature.parameters.items()]
+    fdef = function(f"rule_of_{label(g)}", header, body)
+    return define(fdef, f"<tangent_ad rule of {g.__name__}>", namespace)
 
 
-def _spread(count, conjugated=False, namespace=None, cotangent="d[result]"):
+def _spread(count, conjugated, namespace, cotangent=lambda: adjoint("result")):
     """The cotangent of a gradient or vjp of `count` arguments as that many
-    arguments: ``d[result]``, or ``d[result][0], d[result][1], ...`` (not
+    argument nodes: ``d[result]`` (or what `cotangent()` makes), or
+    ``d[result][0], d[result][1], ...`` (not
     ``*d[result]``: forward mode over the derivative, a third derivative,
     binds each of them to a parameter of the product it calls).
 
@@ -222,27 +223,28 @@ def _spread(count, conjugated=False, namespace=None, cotangent="d[result]"):
     conjugate of JAX's adjoints (`conjugated`): it is ``conj(W)`` for the
     transpose W the products are made from (they keep JAX's convention,
     ``api._product``), so its cotangent u is W's cotangent ``conj(u)``."""
-    parts = [cotangent] if count == 1 else [f"{cotangent}[{i}]" for i in range(count)]
+    parts = [cotangent()] if count == 1 else [item(cotangent(), i) for i in range(count)]
     if conjugated:
         namespace["conj_complex"] = conj_complex
-        parts = [f"conj_complex({p})" for p in parts]
-    return ", ".join(parts)
+        parts = [nodes.call("conj_complex", p) for p in parts]
+    return parts
 
 
 def _with_default(name, param, namespace):
-    """`name` with the default of the parameter `param` (of a generated
-    function), for the header of a function that takes the same arguments:
-    a number or string written out, another value bound in `namespace` as
-    ``default_<name>``, from where generated code calling it loads it."""
+    """(`name`, the node of the default of the parameter `param` of a
+    generated function, or None), for the header of a function that takes
+    the same arguments: a number or string as a constant, another value
+    bound in `namespace` as ``default_<name>``, from where generated code
+    calling it loads it."""
     if name == "bresult":
-        return "bresult=1.0"
+        return name, nodes.const(1.0)
     value = param.default
     if value is param.empty:
-        return name
+        return name, None
     if type(value) in (int, float, bool, str, complex, type(None)):
-        return f"{name}={value!r}"
+        return name, nodes.const(value)
     namespace[f"default_{name}"] = value
-    return f"{name}=default_{name}"
+    return name, nodes.name(f"default_{name}")
 
 
 def _jvp_rule(F, derivative):
@@ -260,19 +262,23 @@ def _jvp_rule(F, derivative):
     params = list(inspect.signature(F).parameters)
     primal, tangents = params[:len(params) - len(wrt)], params[len(params) - len(wrt):]
     along = _positions(f, wrt)
-    args, namespace, lines = ", ".join(primal), {}, []
+    namespace, body = {}, []
+
+    def part(i):
+        return item(adjoint("result"), i)
+
     for i, v in enumerate(primal):
         vjp = _vjp(f, i, derivative, namespace)
         forward = _forward_vjp(f, i, along, derivative, namespace)
         # two contributions, added up by the caller's reverse pass (entry by
         # entry when v may be a list, tuple or dict)
-        lines.append(f"    d[{v}] = {vjp}({args}, d[result][0])")
-        lines.append(f"    d[{v}] = {forward}({args}, d[result][1], {', '.join(tangents)})")
+        body.append(assigned(adjoint(v), calling(vjp, primal + [part(0)])))
+        body.append(assigned(adjoint(v), calling(forward, primal + [part(1)] + tangents)))
     for w, t in zip(along, tangents):
-        lines.append(f"    d[{t}] = {_vjp(f, w, derivative, namespace)}({args}, d[result][1])")
-    name = f"rule_of_{label(F)}"
-    source = f"def {name}({', '.join(['result'] + params)}):\n" + "\n".join(lines) + "\n"
-    return _load(source, f"<tangent_ad rule of {F.__name__}>", namespace, name)
+        body.append(assigned(adjoint(t), calling(
+            _vjp(f, w, derivative, namespace), primal + [part(1)])))
+    fdef = function(f"rule_of_{label(F)}", [(p, None) for p in ["result"] + params], body)
+    return define(fdef, f"<tangent_ad rule of {F.__name__}>", namespace)
 
 
 def _positions(f, names):
@@ -329,18 +335,18 @@ def _vjp_rule(V, derivative):
     params = list(inspect.signature(V).parameters)
     primal, seed = params[:-1], params[-1]
     along = _positions(f, wrt)
-    namespace, lines = {}, []
-    spread = _spread(len(wrt), info.conjugated, namespace)
+    namespace, body = {}, []
     for i, v in enumerate(primal):
         name = _forward_vjp(f, i, along, derivative, namespace)
-        lines.append(f"    d[{v}] = {name}({', '.join(params)}, {spread})")
+        spread = _spread(len(wrt), info.conjugated, namespace)
+        body.append(assigned(adjoint(v), calling(name, params + spread)))
     name = f"tangent_{label(f)}_d{'_'.join(wrt)}"
     namespace[name] = _cached(("tangent", f, wrt), lambda: _Lazy(
         name, lambda: derivative(f, "forward", wrt, "hvp")))
-    lines.append(f"    d[{seed}] = {name}({', '.join(primal)}, {spread})")
-    rule_name = f"rule_of_{label(V)}"
-    source = f"def {rule_name}({', '.join(['result'] + params)}):\n" + "\n".join(lines) + "\n"
-    return _load(source, f"<tangent_ad rule of {V.__name__}>", namespace, rule_name)
+    spread = _spread(len(wrt), info.conjugated, namespace)
+    body.append(assigned(adjoint(seed), calling(name, primal + spread)))
+    fdef = function(f"rule_of_{label(V)}", [(p, None) for p in ["result"] + params], body)
+    return define(fdef, f"<tangent_ad rule of {V.__name__}>", namespace)
 
 
 _LAZIES = {}  # key -> the one lazy function for it, shared by every rule
@@ -414,35 +420,22 @@ class _Product(_Lazy):
 def _seed_adjoint(name, g, primal):
     """``<u, grad_W f(p)>``, the adjoint of the seed ``bresult`` of the
     gradient `g`, as a function of the `primal` arguments and ``u``,
-    loaded from source so that forward and reverse mode can read it (a
+    built as a tree so that forward and reverse mode can read it (a
     third derivative differentiates it: ``jvp(vjp(grad(f)))``)."""
     u = caller_names(g, ["bresult"])[0]
     t = next(n for n in ("gradient", "gradient_") if n not in primal)
     count = len(g.__tangent_ad__.wrt)
-    parts = [f"np.sum(np.multiply({u}, {t}))"] if count == 1 else \
-        [f"np.sum(np.multiply({u}[{i}], {t}[{i}]))" for i in range(count)]
-    args = ", ".join(primal)
-    gradient = "[1]" if g.__tangent_ad__.preserve_result else ""  # value_and_grad's
-    source = (f"def {name}({', '.join(primal + [u])}):\n"
-              f"    {t} = {label(g)}({args}, 1.0){gradient}\n"
-              f"    return {' + '.join(parts)}\n")
+
+    def product(i=None):
+        pair = [nodes.name(u), nodes.name(t)] if i is None else \
+            [item(nodes.name(u), i), item(nodes.name(t), i)]
+        return nodes.call("np.sum", nodes.call("np.multiply", *pair))
+
+    parts = [product()] if count == 1 else [product(i) for i in range(count)]
+    gradient = calling(label(g), primal + [nodes.const(1.0)])
+    if g.__tangent_ad__.preserve_result:  # value_and_grad's
+        gradient = item(gradient, 1)
+    fdef = function(name, [(p, None) for p in primal + [u]],
+                    [assigned(t, gradient), returned(total(parts))])
     namespace = {"np": np, label(g): g}
-    return _load(source, f"<tangent_ad seed adjoint of {g.__name__}>",
-                 namespace, name)
-
-
-def _load(source, filename, namespace, name):
-    """Define `name` from `source`, readable by inspect.getsource, under
-    `filename` or, if another source has it, ``<... #2>``, ``<... #3>``:
-    a function is read back (differentiated) by its file's lines, so no
-    two sources may share one (a gradient's caller with its seed and the
-    one without, say)."""
-    filename = texts.unique_filename(filename, source)
-    texts.register(filename, source)
-    namespace["__name__"] = "tangent_ad.second_order"
-    module = to_gast.parse(source)
-    exec(compile(gast.gast_to_ast(module), filename, "exec"), namespace)
-    fn = namespace[name]
-    assert isinstance(fn, types.FunctionType)
-    fn.__tangent_ad_tree__ = module.body[0]  # what the front end reads (no second parse)
-    return fn
+    return define(fdef, f"<tangent_ad seed adjoint of {g.__name__}>", namespace)

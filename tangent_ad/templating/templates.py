@@ -50,10 +50,14 @@ NO_DEFAULT = object()  # in `parse`'s defaults: the parameter has none
 
 @functools.lru_cache(maxsize=None)
 def parse(template):
-    """(parameter names, defaults, body) of `template`, parsed once."""
-    kept = texts.function_lines(template)  # a rule table's row (``rule_table``)
-    found = source_lines.read(template) if kept is None else None
-    if found is not None:  # (its lines are inspect's, its tree that of their text)
+    """(parameter names, defaults, body) of `template`, parsed once; a
+    rule built as a tree (``second_order``) is read from its tree."""
+    stored = getattr(template, "__tangent_ad_tree__", None)
+    kept = texts.function_lines(template) if stored is None else None  # a rule table's row
+    found = source_lines.read(template) if kept is None and stored is None else None
+    if stored is not None:
+        fdef = stored
+    elif found is not None:  # (its lines are inspect's, its tree that of their text)
         fdef = to_gast.convert(found.tree).body[0]
     else:
         text = "".join(kept[0]) if kept is not None else inspect.getsource(template)
