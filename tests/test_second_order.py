@@ -654,3 +654,41 @@ def test_a_value_and_grad_of_complex_arguments_through_a_conjugated_rule():
                 1j * (h(x + 1j * step * e) - h(x - 1j * step * e)) / (2 * step)
                 for e in np.eye(3)]
     np.testing.assert_allclose(got, expected, rtol=1e-6)
+
+
+def _lifted_gradient(x, y):
+    return tad.grad(lambda t: np.sin(t * x) * t)(y) * x
+
+
+def test_no_text_tangent_ad_wrote_is_ever_parsed(monkeypatch):
+    """Rules, callers and seed adjoints are built as trees and a lambda
+    lifted out of a function keeps its tree: what is differentiated
+    again is read from those trees, never from the texts printed for
+    tracebacks and show_source (issue 15)."""
+    import ast
+    from tangent_ad import texts
+    parsed, parse = [], ast.parse
+
+    def recording_parse(source, *args, **kwargs):
+        parsed.append(source)
+        return parse(source, *args, **kwargs)
+    monkeypatch.setattr(ast, "parse", recording_parse)
+
+    def h(x, y):
+        return np.sum(np.sin(x) * y ** 2 + x * np.cos(y))
+
+    x, y = np.array([0.3, 0.5]), np.array([1.2, -0.4])
+    second = tad.grad(lambda x: np.sum(tad.value_and_grad(h)(x, y)[1] * x))(x)
+    fd = numerical_grad(lambda x: np.sum(tad.grad(h)(x, y) * x), (x,), 0)
+    np.testing.assert_allclose(second, fd, rtol=1e-6)
+    tad.vjp(tad.grad(h, wrt=("x", "y")))(x, y, (x, y))
+    tad.vjp(tad.jvp(h))(x, y, x, (1.0, 2.0))
+    tad.grad(tad.grad(tad.grad(lambda s: np.sin(s) ** 3)))(0.4)
+    lifted = tad.grad(_lifted_gradient)(0.3, 0.7)
+    assert lifted == pytest.approx(numerical_grad(_lifted_gradient, (0.3, 0.7), 0))
+    written = {text for name, text in texts._TEXTS.items()
+               if name.startswith("<tangent_ad ")
+               and (" rule of " in name or " rule " not in name)}  # not a table's rows
+    assert any("rule_of_" in text for text in written)
+    assert any("_lifted" in text for text in written)
+    assert not [text for text in parsed if text in written]

@@ -25,10 +25,10 @@ import types
 
 import gast
 
-from tangent_ad.frontend import closures
+from tangent_ad.frontend import closures, to_gast
 from tangent_ad.naming import label
 from tangent_ad.nodes import located, name, walk
-from tangent_ad import texts
+from tangent_ad import printed_places, texts
 from tangent_ad.visitors import Transformer
 
 _COUNTER = itertools.count(1)
@@ -184,11 +184,11 @@ def _load(name, params, body, module_globals, cells=None):
                                       defaults=[]),
         body=[gast.gast_to_ast(s) for s in body], decorator_list=[], returns=None,
         type_params=[])
-    source = ast.unparse(ast.fix_missing_locations(ast.Module(body=[fdef], type_ignores=[])))
-    source += "\n"
+    source = ast.unparse(ast.fix_missing_locations(ast.Module(body=[fdef], type_ignores=[]))) + "\n"
     filename = f"<tangent_ad lifted {name} {next(_COUNTER)}>"
     texts.register(filename, source)
-    parsed = ast.parse(source)
+    parsed = printed_places.compilable([fdef], printed_places.place(source, [fdef]))
+    stored = to_gast.convert(parsed).body[0]  # what the front end reads (not the text)
     if cells:  # the same lines one def in, so that the code of `name` reads the cells
         outer = ast.FunctionDef(
             name="with_cells", args=ast.arguments(
@@ -202,4 +202,6 @@ def _load(name, params, body, module_globals, cells=None):
         code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     inner = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     closure = tuple(types.CellType(cells[v]) for v in inner.co_freevars) if cells else None
-    return types.FunctionType(inner, module_globals, name, None, closure)
+    function = types.FunctionType(inner, module_globals, name, None, closure)
+    function.__tangent_ad_tree__ = stored
+    return function
