@@ -17,9 +17,9 @@ BOTTOM = "bottom"  # not assigned yet, while solving
 class Kind:
     """`box` is 'float', 'int', 'bool', 'complex' (Python numbers), 'array'
     (np.ndarray), 'scalar' (a NumPy scalar) or 'real' (a real scalar that
-    is a Python float at some point and an np.float64 at another: a
-    loop's state after ``np.cos``); arrays, NumPy scalars and real scalars
-    carry a `dtype`, arrays a `shape`."""
+    is a Python int or float at some point and an np.float64 at another: a
+    loop's state after ``np.cos``, a sum started at ``0``); arrays, NumPy
+    scalars and real scalars carry a `dtype`, arrays a `shape`."""
 
     box: str
     shape: tuple = ()
@@ -79,6 +79,10 @@ _NUMBER_KINDS = {t: Kind(box) for t, box in _PYTHON_NUMBERS.items()}
 _KNOWN = {}
 REAL = Kind("real", (), np.dtype(np.float64))
 _REAL_SCALARS = (Kind("float"), Kind("scalar", (), np.dtype(np.float64)), REAL)
+# a sum that starts at ``0`` and adds floats (``total = 0``, then ``total +=``
+# in a loop) holds a Python int first: REAL too, since every rewrite REAL
+# allows treats a Python int as a Python float (``core._like``)
+_REAL_OR_INT = _REAL_SCALARS + (Kind("int"),)
 
 
 def _join(a, b):
@@ -88,7 +92,7 @@ def _join(a, b):
         return a
     if a == b:
         return a
-    return REAL if a in _REAL_SCALARS and b in _REAL_SCALARS else None
+    return REAL if a in _REAL_OR_INT and b in _REAL_OR_INT else None
 
 
 def float_kind(kind):
