@@ -71,3 +71,26 @@ def test_rows_summed_from_an_int_keep_their_dtype(monkeypatch):
     np.testing.assert_allclose(got32, got, rtol=1e-4)
 
 
+
+def weighted_sines(x):
+    y = x * 2.0
+    z = np.sin(y) + x
+    return np.sum(z * x)
+
+
+def test_an_integer_argument_has_the_converted_kind_after_the_boundary(monkeypatch):
+    """``x = float_argument(x)`` rebinds an int array to float64 before
+    anything reads it: the rest of the function sees float64, so the
+    copy staged for an int argument is the float one after the
+    conversion (its adjoint added in place: ``bx += bz``)."""
+    monkeypatch.setattr(staging, "CALLS_BEFORE_STAGING", 2)
+    x = np.array([1, -2, 3])
+    df = tad.grad(weighted_sines)
+    got, source = _staged(df, (x,))
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(got, numerical_grad(weighted_sines, (x * 1.0,), 0), rtol=1e-6)
+    _, from_float = _staged(df, (x * 1.0,))
+    lines = source.splitlines()
+    assert lines[1].strip() == "x = float_argument(x)"
+    assert lines[:1] + lines[2:] == from_float.splitlines()
+    assert "bx += bz" in source

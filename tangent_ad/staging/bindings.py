@@ -109,3 +109,21 @@ def entry_copies(fdef, params, counts):
             break
         copies[stmt.targets[0].id] = stmt.value.id
     return copies
+
+
+def entry_conversions(fdef, callees, convert):
+    """The parameters `fdef` converts first, by leading ``x = convert(x)``
+    statements (a gradient's boundary, ``x = float_argument(x)``): nothing
+    reads x before, so everywhere else x has the converted kind, whatever
+    its parameter's was. `callees` (``callees.Callees``) tells the calls."""
+    params = {a.id for a in fdef.args.args}
+    found = []
+    for stmt in fdef.body:
+        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
+                isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Call)
+                and len(stmt.value.args) == 1 and isinstance(stmt.value.args[0], gast.Name)
+                and stmt.value.args[0].id == stmt.targets[0].id in params
+                and callees.of_call(stmt.value) is convert):
+            break
+        found.append(stmt.targets[0].id)
+    return found

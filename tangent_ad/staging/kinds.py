@@ -8,7 +8,9 @@ asks this module for the kind of every name in the derivative, so that
 ``specialize.py`` can rewrite what those kinds make redundant.
 
 The inference is flow-insensitive: a name's kind is the join of the kinds
-of everything assigned to it, solved from the bottom up to a fixed point.
+of everything assigned to it, solved from the bottom up to a fixed point
+(a parameter the boundary converts first, ``x = float_argument(x)``, has
+the converted kind: nothing reads it before).
 Two different kinds join to *unknown* (``None``), and so does anything the
 rules below do not model: a global, a call of a user function, a slice,
 an attribute. An unknown kind never enables a rewrite, so the analysis may
@@ -35,7 +37,8 @@ from tangent_ad.limits import rounds
 from tangent_ad.nodes import walk
 from tangent_ad.staging import factor_rules, sampled
 from tangent_ad.staging.array_rules import ArrayRules
-from tangent_ad.staging.bindings import Part, bindings, dotted, entry_copies, placeholders
+from tangent_ad.staging.bindings import (
+    Part, bindings, dotted, entry_conversions, entry_copies, placeholders)
 from tangent_ad.staging.callees import Callees, bound_names
 from tangent_ad.staging.kind_values import (  # noqa: F401 (Kind, kind_of: this module's API too)
     _PYTHON_NUMBERS, BOTTOM, REAL, _REAL_SCALARS, Kind, _join, _result, float_kind,
@@ -53,6 +56,7 @@ class Outline:
         self.callees = Callees(namespace, self.bound)
         self.placeholders = placeholders(fdef)
         self.assigned = bindings(fdef, self.placeholders, self.callees, given, self.nodes)
+        self.converted = entry_conversions(fdef, self.callees, runtime.float_argument)
 
 
 class Kinds(ArrayRules):
@@ -91,6 +95,7 @@ class Kinds(ArrayRules):
                        if counts[name] == 1 and name not in params and
                        isinstance(value, gast.expr)}
         self.names.update(params)
+        self.names.update({x: params.get(x) and float_kind(params[x]) for x in outline.converted})
         # ``x_arg = x`` before anything binds x (the boundary's copy of an
         # argument, ``ad/boundary.py``): the parameter's kind, whatever x
         # is bound to later
