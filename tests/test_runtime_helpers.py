@@ -7,6 +7,7 @@ table has (tall, wide, stacked), against central differences of the
 adjoints.
 """
 import doctest
+import sys
 
 import numpy as np
 import pytest
@@ -318,3 +319,40 @@ def test_sigmoid_is_the_slope_of_logaddexp_without_overflow():
     grad = tad.grad(f, wrt=(1,))
     expected = (grad(a, b + step * v) - grad(a, b - step * v)) / (2 * step)
     np.testing.assert_allclose(got, expected, rtol=1e-6)
+
+
+def test_digamma_gives_the_same_with_scipy_loaded_or_not(monkeypatch):
+    """With scipy.special loaded, digamma is its ``psi``; without, the
+    NumPy series: the two agree, in value, type and dtype."""
+    special = pytest.importorskip("scipy.special")
+    x = np.array([-2.5, -0.3, 0.2, 0.7, 1.0, 3.7, 40.0])
+    cases = [x, x.astype(np.float32), 1.5, np.float64(0.3)]
+    with_scipy = [runtime.digamma(c) for c in cases]
+    np.testing.assert_array_equal(with_scipy[0], special.psi(x))
+    monkeypatch.delitem(sys.modules, "scipy.special")
+    for case, fast in zip(cases, with_scipy):
+        alone = runtime.digamma(case)
+        assert type(alone) is type(fast) and np.shape(alone) == np.shape(case)
+        assert getattr(alone, "dtype", None) == getattr(fast, "dtype", None)
+        np.testing.assert_allclose(alone, fast, rtol=2e-6 if np.ndim(case) and
+                                   case.dtype == np.float32 else 1e-10)
+
+
+@pytest.mark.parametrize("low", [0.5, -3.0])  # no entry reflected, and some
+def test_the_polygammas_match_scipy(low):
+    special = pytest.importorskip("scipy.special")
+    from tangent_ad.runtime.tangents import tetragamma, trigamma
+    x = np.random.default_rng(4).uniform(low, 30.0, 400)
+    x = x[np.abs(x - np.round(x)) > 1e-2]  # away from the poles
+    np.testing.assert_allclose(trigamma(x), special.polygamma(1, x), rtol=1e-9)
+    np.testing.assert_allclose(tetragamma(x), special.polygamma(2, x), rtol=1e-8)
+    assert trigamma(float(x[0])) == pytest.approx(float(special.polygamma(1, x[0])), rel=1e-9)
+
+
+@pytest.mark.parametrize("shape", [(), (5,), (3, 4)])
+def test_unbroadcast_of_an_array_to_a_real_number_is_its_float_sum(shape):
+    g = np.random.default_rng(5).normal(size=shape)
+    for x in (1.5, np.float64(1.5)):
+        got = runtime.unbroadcast(g, x)
+        assert type(got) is float
+        assert got == float(np.sum(g, axis=tuple(range(g.ndim))))

@@ -334,17 +334,30 @@ def trigamma(x):
     1.6449340668
     """
     z = as_array(x, np.float64)
-    reflect = z < 0.5
-    y = np.where(reflect, 1.0 - z, z)
-    shift = sum(1.0 / (y + k) ** 2 for k in range(6))
+    y, reflect = _reflected(z)
+    shift = 0.0
+    for k in range(6):
+        t = 1.0 / (y + k)
+        shift = shift + t * t
     y = y + 6.0
     inv = 1.0 / y
     inv2 = inv * inv
     series = inv + 0.5 * inv2 + inv * inv2 * (1 / 6 - inv2 * (1 / 30 - inv2 * (
         1 / 42 - inv2 * (1 / 30))))
     psi1 = series + shift
-    psi1 = np.where(reflect, (np.pi / np.sin(np.pi * z)) ** 2 - psi1, psi1)
+    if reflect is not None:
+        psi1 = np.where(reflect, (np.pi / np.sin(np.pi * z)) ** 2 - psi1, psi1)
     return _like(psi1 if np.ndim(x) else psi1[()], x)
+
+
+def _reflected(z):
+    """(`z` with 1 - z where z < 1/2, that mask), for the polygammas'
+    reflection formulas; (z, None) when no entry of an ndarray needs it,
+    which then skips the formula's sines (most of the time, for positive z)."""
+    reflect = z < 0.5
+    if type(reflect) is np.ndarray and not reflect.any():
+        return z, None
+    return np.where(reflect, 1.0 - z, z), reflect
 
 
 def tetragamma(x):
@@ -357,15 +370,19 @@ def tetragamma(x):
     -2.4041138063
     """
     z = as_array(x, np.float64)
-    reflect = z < 0.5
-    y = np.where(reflect, 1.0 - z, z)
-    shift = sum(2.0 / (y + k) ** 3 for k in range(6))
+    y, reflect = _reflected(z)
+    shift = 0.0
+    for k in range(6):
+        t = 1.0 / (y + k)
+        shift = shift + t * t * t
+    shift = 2.0 * shift
     y = y + 6.0
     inv = 1.0 / y
     inv2 = inv * inv
     series = -inv2 - inv * inv2 - 0.5 * inv2 * inv2 + inv2 * inv2 * inv2 * (
         1 / 6 - inv2 * (1 / 6 - inv2 * (3 / 10 - inv2 * (5 / 6))))
     psi2 = series - shift
-    psi2 = np.where(reflect, psi2 - 2.0 * np.pi ** 3 * np.cos(np.pi * z) / np.sin(np.pi * z) ** 3,
-                    psi2)
+    if reflect is not None:
+        psi2 = np.where(reflect, psi2 - 2.0 * np.pi ** 3 * np.cos(np.pi * z) /
+                        np.sin(np.pi * z) ** 3, psi2)
     return _like(psi2 if np.ndim(x) else psi2[()], x)
