@@ -14,7 +14,10 @@ import inspect
 import re
 import textwrap
 
+import gast
+
 from tangent_ad import texts
+from tangent_ad.nodes import copy_tree
 
 GENERATED_PREFIX = "<tangent_ad "
 _GRAD_OF = re.compile(r"^\s*# (Grad of|Inserted grad code): (.*)$")
@@ -160,13 +163,13 @@ def _find(primal, statement, kind):
     except (OSError, TypeError):
         return None
     text = textwrap.dedent("".join(source))
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
+    tree = _tree(primal, text)
+    if tree is None:
         return None
     matches = []
     for node in ast.walk(tree):
-        if not isinstance(node, ast.stmt) or isinstance(node, ast.FunctionDef):
+        if not isinstance(node, ast.stmt) or isinstance(node, ast.FunctionDef) or \
+                getattr(node, "lineno", None) is None:  # (a comment marker has no line)
             continue
         segment = " ".join((ast.get_source_segment(text, node) or "").split())
         if kind == "grad":
@@ -186,6 +189,19 @@ def _find(primal, statement, kind):
     node = min(matches, key=lambda n: n.lineno)
     line = start + node.lineno - 1
     return (primal.__code__.co_filename, line, source[node.lineno - 1].strip())
+
+
+def _tree(primal, text):
+    """The ``ast`` of `primal`, whose dedented source is `text`: for code
+    tangent_ad generated, the tree it was printed from (placed on the
+    text's lines by the loader), not its text parsed again."""
+    stored = getattr(primal, "__tangent_ad_tree__", None)
+    if stored is not None:
+        return gast.gast_to_ast(copy_tree(stored))
+    try:
+        return ast.parse(text)
+    except SyntaxError:
+        return None
 
 
 def _line(filename, lineno):

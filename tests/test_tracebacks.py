@@ -116,3 +116,32 @@ def test_a_refusal_shows_none_of_the_transformations_frames():
             if f"{os.sep}tangent_ad{os.sep}" in f.filename]
     assert len(ours) == 1 and ours[0].filename.endswith("callables.py")
     assert info.value.lineno == _imports_inside.__code__.co_firstlineno + 1
+
+
+def _looped(x, A):
+    y = np.tanh(A @ x)
+    for i in range(3):
+        y = y * 0.5 + x
+    return np.sum(y)
+
+
+def test_a_generated_primal_is_read_from_its_tree_not_its_text(monkeypatch):
+    """A derivative differentiated again is the primal of the next one:
+    its statements are found in the tree it was printed from, with the
+    places and lines its text has, and its text is not parsed."""
+    import ast
+    df = tad.grad(_looped)
+    df = getattr(df, "__wrapped__", df)
+    statements = [" ".join(line.split()).rstrip(":")
+                  for line in tad.show_source(df).split("\n\n\n")[0].splitlines()[1:]
+                  if not line.strip().startswith("#")]
+    parse = ast.parse
+    monkeypatch.setattr(ast, "parse", lambda *a, **k: pytest.fail("parsed generated text"))
+    found = [(tracebacks.find_statement(df, s),
+              tracebacks.find_statement(df, s.split(" = ")[0], kind="forward")) for s in statements]
+    monkeypatch.setattr(ast, "parse", parse)
+    monkeypatch.delattr(df, "__tangent_ad_tree__")
+    assert found == [(tracebacks.find_statement(df, s),
+                      tracebacks.find_statement(df, s.split(" = ")[0], kind="forward"))
+                     for s in statements]
+    assert sum(f is not None for f, _ in found) == len(statements) > 10
