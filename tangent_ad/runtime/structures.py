@@ -159,7 +159,7 @@ def appended(items, value):
     >>> appended([1.0], 2.0)
     [1.0, 2.0]
     """
-    return list(items) + [value]
+    return [*items, value]  # one copy (list(items) + [value] made two)
 
 
 def updated(array, index, value):
