@@ -94,3 +94,53 @@ def test_an_integer_argument_has_the_converted_kind_after_the_boundary(monkeypat
     assert lines[1].strip() == "x = float_argument(x)"
     assert lines[:1] + lines[2:] == from_float.splitlines()
     assert "bx += bz" in source
+
+
+def test_a_kind_that_depends_on_what_a_real_scalar_is_is_unknown():
+    """A real scalar is a Python int or float at some point and an
+    np.float64 at another. NumPy 2 types the first two weakly: a float32
+    array times 0.5 stays float32, times np.float64(0.5) becomes float64.
+    So a result whose kind depends on which it is has none; one that does
+    not (a float64 array times it) keeps its kind."""
+    from test_optimize import kinds_of
+    from tangent_ad.staging.kinds import Kind, REAL
+    f32, f64 = np.dtype(np.float32), np.dtype(np.float64)
+    names = kinds_of("""
+        def f(z, w, s0, t, n, k):
+            s = t
+            for i in range(n):
+                s = s0
+            y = z * s
+            u = w * s
+            c = np.array([s, s])
+            m = np.sum(s)
+            v = s * 2.0
+        """, z=Kind("array", (3,), f32), w=Kind("array", (3,), f64), s0=Kind("int"),
+        t=Kind("scalar", (), f64), n=Kind("int"), k=Kind("int"))
+    assert names["s"] == REAL and names["v"] == REAL
+    assert names["u"] == Kind("array", (3,), f64)
+    assert names["y"] is None  # float64 while s is t, float32 once it is 0
+    assert names["c"] is None  # an int64 array when s is 0
+    assert names["m"] is None  # np.sum(0) is an np.int64
+
+
+def weak_after_loop(x, z, t, n):
+    s = t
+    for i in range(n):
+        s = 0.5 * i
+    y = z * s
+    return np.sum(y * x)
+
+
+def test_a_weakly_typed_scale_keeps_the_gradients_dtype(monkeypatch):
+    """`s` is an np.float64 before the loop and a Python float in it: a
+    float32 `z` times it is float32 after the loop. The copy once took it
+    for float64 and dropped the cast, returning a float32 gradient for a
+    float64 argument."""
+    monkeypatch.setattr(staging, "CALLS_BEFORE_STAGING", 2)
+    x, z = np.linspace(0.5, 1.5, 3), np.full(3, 0.1, np.float32)
+    df = tad.grad(weak_after_loop)
+    got, _ = _staged(df, (x, z, np.float64(2.0), 3))
+    want = getattr(df, "__wrapped__", df)(x, z, np.float64(2.0), 3)
+    assert got.dtype == want.dtype == np.float64
+    np.testing.assert_array_equal(got, want)

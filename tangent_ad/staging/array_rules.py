@@ -10,7 +10,8 @@ import gast
 import numpy as np
 
 from tangent_ad import runtime
-from tangent_ad.staging.kind_values import BOTTOM, Kind, _result, is_python_float_like
+from tangent_ad.staging.kind_values import (
+    BOTTOM, REAL, Kind, _result, is_python_float_like, same_for_any_real)
 
 
 class ArrayRules:
@@ -93,8 +94,10 @@ class ArrayRules:
         if kind in (None, BOTTOM):
             return kind
         with np.errstate(all="ignore"):
-            out = func(kind.sample())
-        return _result(out, ())
+            out = _result(func(kind.sample()), ())
+        if kind == REAL and not same_for_any_real(lambda value: _result(func(value), ()), out):
+            return None  # np.sum of a Python int is an np.int64
+        return out
 
     def _expand_dims(self, x, axis):
         """``np.expand_dims(x, i)`` of an array or number `x` and a constant
@@ -102,7 +105,7 @@ class ArrayRules:
         the one NumPy gives it)."""
         kind = self.of(x)
         at = _constant_axis(axis)  # an int or a tuple of them
-        if kind in (None, BOTTOM) or kind.box not in ("array", "scalar", "real", "float", "int") \
+        if kind in (None, BOTTOM) or kind.box not in ("array", "scalar", "float", "int") \
                 or at is None or type(at[0]) not in (int, tuple):
             return None if kind != BOTTOM else kind
         dtype = kind.dtype if kind.dtype is not None else np.asarray(kind.sample()).dtype

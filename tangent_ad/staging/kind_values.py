@@ -85,6 +85,33 @@ _REAL_SCALARS = (Kind("float"), Kind("scalar", (), np.dtype(np.float64)), REAL)
 _REAL_OR_INT = _REAL_SCALARS + (Kind("int"),)
 
 
+# What a real scalar may be when the code runs besides its kind's sample,
+# an np.float64: a Python float or int, which NumPy 2 types weakly
+# (``float32 array * 0.5`` stays float32, ``* np.float64(0.5)`` does not)
+REAL_STAND_INS = (0.5, 2)
+
+
+def same_for_any_real(run, kind):
+    """Whether ``kind_of``-like `kind` is what ``run(value)`` gives for each
+    value a real scalar may be (`REAL_STAND_INS`); `run` returns a Kind."""
+    for value in REAL_STAND_INS:
+        try:
+            with np.errstate(all="ignore"):
+                if run(value) != kind:
+                    return False
+        except Exception:  # noqa: BLE001 - refused for one of them: no kind
+            return False
+    return True
+
+
+def depends_on_real(func, samples, real, shape, kind):
+    """Whether ``func(*samples)`` of broadcast `shape` has a Kind other
+    than `kind` when a real scalar at the positions flagged in `real` is
+    a Python float or int rather than its sample, an np.float64."""
+    return not same_for_any_real(lambda value: _result(func(*[
+        value if r else s for r, s in zip(real, samples)]), shape), kind)
+
+
 def _join(a, b):
     if a == BOTTOM:
         return b

@@ -42,7 +42,7 @@ from tangent_ad.staging.bindings import (
 from tangent_ad.staging.callees import Callees, bound_names
 from tangent_ad.staging.kind_values import (  # noqa: F401 (Kind, kind_of: this module's API too)
     _PYTHON_NUMBERS, BOTTOM, REAL, _REAL_SCALARS, Kind, _join, _result, float_kind,
-    is_python_float_like, is_real, kind_of)
+    depends_on_real, is_python_float_like, is_real, kind_of)
 
 class Outline:
     """What the kinds of a function's names follow, whatever the kinds of
@@ -202,7 +202,8 @@ class Kinds(ArrayRules):
         out = _result(out, shape)
         if REAL in kinds and out in _REAL_SCALARS:
             return REAL  # a Python float or an np.float64, as the operand was
-        return out
+        real = [k == REAL and not isinstance(n, gast.Constant) for n, k in zip(nodes, kinds)]
+        return None if any(real) and depends_on_real(func, samples, real, shape, out) else out
 
     def _row(self, node):
         """``xs[i]`` for an array `xs` and a Python int `i`; ``t[i]`` for a

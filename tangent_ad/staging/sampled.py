@@ -19,7 +19,7 @@ import gast
 import numpy as np
 
 from tangent_ad import runtime
-from tangent_ad.staging.kind_values import BOTTOM, kind_of
+from tangent_ad.staging.kind_values import BOTTOM, REAL, kind_of, same_for_any_real
 
 FUNCTIONS = frozenset({
     np.stack, np.concatenate, np.hstack, np.vstack, np.column_stack, np.copy, np.dot,
@@ -78,9 +78,34 @@ def _run(kinds, call, func):
         return _FAILED
     try:
         with np.errstate(all="ignore"):
-            return func(*args, **options)
+            out = func(*_as(args, REAL.sample()), **options)
     except Exception:  # noqa: BLE001 - what NumPy refuses has no kind here
         return _FAILED
+    if _has_real(args) and not same_for_any_real(
+            lambda value: kind_of(func(*_as(args, value), **options)), kind_of(out)):
+        return _FAILED  # its kind depends on what a real scalar argument is
+    return out
+
+
+class _RealScalar:
+    """The stand-in of a real scalar (a Python int or float, or an
+    np.float64: NumPy types the first two weakly), replaced by each."""
+
+
+_REAL = _RealScalar()
+
+
+def _as(args, value):
+    """`args` with the real scalar stand-ins replaced by `value`."""
+    if args is _REAL:
+        return value
+    if isinstance(args, (list, tuple)):
+        return type(args)(_as(a, value) for a in args)
+    return args
+
+
+def _has_real(args):
+    return args is _REAL or isinstance(args, (list, tuple)) and any(map(_has_real, args))
 
 
 def item(kinds, call, index):
@@ -197,6 +222,8 @@ def _stand_in(kinds, node, depth=2):
 
 
 def _stand_in_of(found):
+    if found == REAL:
+        return _REAL
     if found.box == "array":
         if found.size > MAX_ENTRIES:
             raise _Unknown
