@@ -13,7 +13,7 @@ from tangent_ad.errors import NonScalarOutputError, UnsupportedSyntaxError
 from tangent_ad.runtime.arrays import as_array, is_foreign_array, scatter_add, size_of
 from tangent_ad.runtime.structures import accumulate, rebuild, unindex_container, zeros_like
 
-__all__ = ["ensure_scalar", "ensure_real", "unbroadcast", "unplus", "untimes", "unreduce", "unreduce_mean", "unindex", "accumulate_at", "inverse_permutation", "conj_complex", "abs_slope", "dsinc", "sigmoid", "digamma"]
+__all__ = ["ensure_scalar", "ensure_real", "unbroadcast", "unplus", "untimes", "unreduce", "unreduce_mean", "unindex", "accumulate_at", "accumulate_into", "inverse_permutation", "conj_complex", "abs_slope", "dsinc", "sigmoid", "digamma"]
 
 
 _ndarray = np.ndarray
@@ -260,6 +260,22 @@ def accumulate_at(a, g, x, index):
     items = list(a)
     items[index] = accumulate(items[index], g)
     return rebuild(a, items) if isinstance(a, tuple) else items
+
+
+def accumulate_into(a, g, x, index):
+    """`accumulate_at`, writing into the list `a` itself: for an adjoint
+    list no other name holds (``staging/in_place.py`` proves it), which
+    is then not copied at every step of a loop. Anything else as
+    `accumulate_at`.
+
+    >>> a = [0.0, 0.0]
+    >>> accumulate_into(a, 2.0, [1.0, 1.0], 1) is a, a
+    (True, [0.0, 2.0])
+    """
+    if type(a) is list and type(x) is list and g is not None:
+        a[index] = accumulate(a[index], g)
+        return a
+    return accumulate_at(a, g, x, index)
 
 
 def _is_basic_index(index):

@@ -7,8 +7,8 @@ passes of ``optimize/`` to their fixed point; then ``sums``, ``inline``,
 ``dispatch`` calls `optimize` on each function of the unit it stages.
 """
 from tangent_ad.optimize import dce, fixed_point, propagate, simplify
-from tangent_ad.staging import (accumulate, branch_lists, full_sums, inline, list_pops,
-                                release, shared_factors, specialize, sums)
+from tangent_ad.staging import (accumulate, branch_lists, full_sums, in_place, inline,
+                                list_pops, release, shared_factors, specialize, sums)
 
 
 def optimize(tree, params, unit=None, given=(), tally=None, as_python=True):
@@ -20,7 +20,7 @@ def optimize(tree, params, unit=None, given=(), tally=None, as_python=True):
     `tally` (a ``fixed_point.Tally``) counts the fixed point's rewrites.
     A copy that runs `as_python` (not compiled: ``compiled/``, which keeps
     one save stack per site and calls NumPy only) gets `branch_lists`,
-    `shared_factors` and `list_pops` last."""
+    `shared_factors`, `list_pops` and `in_place` last."""
     passes = (_Specialize(params, unit, given), simplify, propagate, dce)
     tree = fixed_point.run(tree, tally or fixed_point.Tally(), passes)
     namespace = unit.namespace if unit is not None else None
@@ -30,7 +30,7 @@ def optimize(tree, params, unit=None, given=(), tally=None, as_python=True):
     tree = accumulate.run(tree, params, unit, given)
     if as_python:
         tree = shared_factors.run(branch_lists.run(tree, namespace), params, unit, given)
-        tree = list_pops.run(tree)
+        tree = in_place.run(list_pops.run(tree), namespace)
     return tree
 
 
