@@ -144,3 +144,31 @@ def test_a_weakly_typed_scale_keeps_the_gradients_dtype(monkeypatch):
     want = getattr(df, "__wrapped__", df)(x, z, np.float64(2.0), 3)
     assert got.dtype == want.dtype == np.float64
     np.testing.assert_array_equal(got, want)
+
+
+def test_a_piece_of_a_stacked_lists_adjoint_has_the_items_kind():
+    """``unstack(g, outs)[k]`` takes each piece like its item: the kind of
+    every value appended to `outs`, when they share one (an inexact
+    array), for any int `k`; otherwise unknown."""
+    from test_optimize import kinds_of
+    from tangent_ad.staging.kinds import Kind
+    f64, f32 = np.dtype(np.float64), np.dtype(np.float32)
+    names = kinds_of("""
+        def f(g, v, w, k, n):
+            outs = []
+            mixed = []
+            ints = []
+            for i in range(n):
+                t = appended(outs, v)
+                outs = t
+                mixed = appended(mixed, v)
+                mixed = appended(mixed, w)
+                ints = appended(ints, i)
+            a = unstack(g, outs)[k]
+            b = unstack(g, mixed)[k]
+            c = unstack(g, ints)[k]
+        """, g=Kind("array", (5, 3), f64), v=Kind("array", (3,), f64),
+        w=Kind("array", (3,), f32), k=Kind("int"), n=Kind("int"))
+    assert names["a"] == Kind("array", (3,), f64)
+    assert names["b"] is None and names["c"] is None
+

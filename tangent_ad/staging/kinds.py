@@ -35,7 +35,7 @@ import numpy as np
 from tangent_ad import runtime
 from tangent_ad.limits import rounds
 from tangent_ad.nodes import walk
-from tangent_ad.staging import factor_rules, sampled
+from tangent_ad.staging import factor_rules, list_items, sampled
 from tangent_ad.staging.array_rules import ArrayRules
 from tangent_ad.staging.bindings import (
     Part, bindings, dotted, entry_conversions, entry_copies, placeholders)
@@ -221,6 +221,8 @@ class Kinds(ArrayRules):
                     not isinstance(literal.elts[index.value], gast.Starred):
                 return self.of(literal.elts[index.value])
             return None
+        if isinstance(literal, gast.Call) and self.callee(literal) is runtime.unstack:
+            return list_items.unstacked(self, literal, node.slice)  # a stacked list's piece
         if isinstance(literal, gast.Call) and isinstance(node.slice, gast.Constant) and \
                 type(node.slice.value) is int:  # ``np.split(z, [n])[0]``, ``slogdet(a)[1]``
             found = factor_rules.item(self, literal, node.slice.value, self._through)

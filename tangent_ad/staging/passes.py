@@ -19,8 +19,10 @@ def optimize(tree, params, unit=None, given=(), tally=None, as_python=True):
     `kinds.Kinds`.
     `tally` (a ``fixed_point.Tally``) counts the fixed point's rewrites.
     A copy that runs `as_python` (not compiled: ``compiled/``, which keeps
-    one save stack per site and calls NumPy only) gets `branch_lists`,
-    `shared_factors`, `list_pops` and `in_place` last."""
+    one save stack per site and calls NumPy only) gets `list_pops` first
+    and `branch_lists`, `shared_factors` and `in_place` last."""
+    if as_python:  # first: the kinds then see a list's pieces read by index
+        tree = list_pops.run(tree)
     passes = (_Specialize(params, unit, given), simplify, propagate, dce)
     tree = fixed_point.run(tree, tally or fixed_point.Tally(), passes)
     namespace = unit.namespace if unit is not None else None
@@ -30,7 +32,7 @@ def optimize(tree, params, unit=None, given=(), tally=None, as_python=True):
     tree = accumulate.run(tree, params, unit, given)
     if as_python:
         tree = shared_factors.run(branch_lists.run(tree, namespace), params, unit, given)
-        tree = in_place.run(list_pops.run(tree), namespace)
+        tree = in_place.run(tree, namespace)
     return tree
 
 
