@@ -19,7 +19,7 @@ Modules import only NumPy at the top, so the peers stay optional; each
 peer's variant imports its library when asked for.
 """
 from . import (einsum_net, gp_nll, gp_slogdet, logaddexp_lr, logreg, loop, mlp, ode, rnn, rnn200,
-               sample_sum, scalar_params, softmax_xent, tree, tree_concat)
+               sample_sum, scalar_params, softmax_xent, state_list, tree, tree_concat)
 
 # The project's own workloads. Tests pin properties of their derivatives
 # (tests/test_optimize.py: staged copies keep no unbroadcast), so ALL and
@@ -31,7 +31,7 @@ BY_NAME = {m.__name__.rsplit(".", 1)[-1]: m for m in ALL}
 # write them, not tuned for tangent_ad; checked by
 # tests/test_benchmark_workloads.py.
 UNTUNED = (scalar_params, tree_concat, softmax_xent, logaddexp_lr, gp_nll, einsum_net,
-           rnn200, gp_slogdet, sample_sum)
+           rnn200, gp_slogdet, sample_sum, state_list)
 UNTUNED_BY_NAME = {m.__name__.rsplit(".", 1)[-1]: m for m in UNTUNED}
 
 # What benchmarks/run.py measures: both lists.
