@@ -117,6 +117,16 @@ def statements(tree):
     return found
 
 
+def blocks(tree):
+    """Every list of statements inside `tree` (a body, an ``else``, a
+    ``finally``), nested ones included: where a pass replaces statements."""
+    for node in walk(tree):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if isinstance(block, list):
+                yield block
+
+
 def _add_statements(node, found):
     """Append the statements inside `node` to `found`, each before its own.
     A module function, not a closure: a closure that calls itself is a

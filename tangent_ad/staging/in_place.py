@@ -23,7 +23,7 @@ A name owns its list here when, in the function's own body:
 import gast
 
 from tangent_ad import runtime
-from tangent_ad.nodes import call, is_push, walk
+from tangent_ad.nodes import blocks, call, is_push, walk
 from tangent_ad.staging.callees import for_function
 
 _NESTED = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)
@@ -124,7 +124,7 @@ def _mentions(node, target):
 
 
 def _rewrite(loop, target, kind, callees):
-    for block in _blocks(loop):
+    for block in blocks(loop):
         for i, stmt in enumerate(block):
             if _update(stmt, callees) != kind or stmt.targets[0].id != target:
                 continue
@@ -132,11 +132,3 @@ def _rewrite(loop, target, kind, callees):
                 block[i] = gast.Expr(value=call(f"{target}.append", stmt.value.args[1]))
             else:
                 stmt.value = call(_HELPER, *stmt.value.args)
-
-
-def _blocks(node):
-    for n in walk(node):
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(n, field, None)
-            if isinstance(block, list):
-                yield block

@@ -30,7 +30,7 @@ statements, and nowhere outside the loop; no nested function or lambda.
 """
 import gast
 
-from tangent_ad.nodes import assign, const, name, walk
+from tangent_ad.nodes import assign, blocks, const, name, walk
 
 _NESTED = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)
 
@@ -70,7 +70,7 @@ def _pattern(loop, tree):
     inside = list(walk(loop))
     if any(isinstance(n, _NESTED) for n in inside):
         return None
-    for block in _blocks(loop):
+    for block in blocks(loop):
         for first, second in zip(block, block[1:]):
             alias, source = _copy(first), _sliced(second)
             if alias is None or source is None or alias[1] != source:
@@ -79,14 +79,6 @@ def _pattern(loop, tree):
             if _mentions(inside, bl) == 3 and _only_last_items(loop, tree, bt, first, second):
                 return first, second, bl, bt
     return None
-
-
-def _blocks(node):
-    for n in walk(node):
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(n, field, None)
-            if isinstance(block, list):
-                yield block
 
 
 def _copy(stmt):
@@ -171,7 +163,7 @@ def _rewritten(loop, found, names):
     while counter in names:
         counter, k = f"pops_{bl}{k}", k + 1
     names.add(counter)
-    for block in _blocks(loop):
+    for block in blocks(loop):
         for i, stmt in enumerate(block):
             if stmt is second:
                 block[i] = assign(counter, gast.BinOp(left=name(counter), op=gast.Sub(),
@@ -195,4 +187,3 @@ class _ReadsOfLast(gast.NodeTransformer):
             return gast.Subscript(value=name(self.bl), slice=name(self.counter),
                                   ctx=gast.Load())
         return self.generic_visit(node)
-
