@@ -200,10 +200,12 @@ class Kinds(ArrayRules):
         except Exception:  # noqa: BLE001 - whatever NumPy refuses is unknown
             return None
         out = _result(out, shape)
-        if REAL in kinds and out in _REAL_SCALARS:
+        if REAL not in kinds:
+            return out
+        if out in _REAL_SCALARS:
             return REAL  # a Python float or an np.float64, as the operand was
         real = [k == REAL and not isinstance(n, gast.Constant) for n, k in zip(nodes, kinds)]
-        return None if any(real) and depends_on_real(func, samples, real, shape, out) else out
+        return None if depends_on_real(func, samples, real, shape, out) else out
 
     def _row(self, node):
         """``xs[i]`` for an array `xs` and a Python int `i`; ``t[i]`` for a

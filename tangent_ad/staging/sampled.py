@@ -76,12 +76,13 @@ def _run(kinds, call, func):
         return BOTTOM
     except _Unknown:
         return _FAILED
+    real = _has_real(args)
     try:
         with np.errstate(all="ignore"):
-            out = func(*_as(args, REAL.sample()), **options)
+            out = func(*(_as(args, REAL.sample()) if real else args), **options)
     except Exception:  # noqa: BLE001 - what NumPy refuses has no kind here
         return _FAILED
-    if _has_real(args) and not same_for_any_real(
+    if real and not same_for_any_real(
             lambda value: kind_of(func(*_as(args, value), **options)), kind_of(out)):
         return _FAILED  # its kind depends on what a real scalar argument is
     return out
