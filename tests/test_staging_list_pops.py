@@ -81,6 +81,27 @@ def test_inside_an_outer_loop():
     assert "[:-1]" not in out
 
 
+def test_two_lists_in_one_loop_and_one_in_a_nested_loop():
+    out = rewritten("""
+        def f(bitems, n):
+            bx = 0.0
+            bother = list(bitems)
+            for i in reversed(range(n)):
+                bt = bitems
+                bitems = bitems[:-1]
+                bu = bother
+                bother = bother[:-1]
+                bx = bx + bt[-1] * i - bu[-1]
+                b = [0.5 * k for k in range(i + 1)]
+                for j in range(i + 1):
+                    bv = b
+                    b = b[:-1]
+                    bx = bx + bv[-1] * j
+            return bx
+    """, CASES)
+    assert "[:-1]" not in out and out.count("pops_") >= 9
+
+
 @pytest.mark.parametrize("body", [
     "u = bt[0]",                   # another read of the alias
     "u = len(bitems)",             # the list read otherwise in the loop

@@ -53,11 +53,11 @@ def _rewrite_blocks(node, names, tree):
             stmt = block[i]
             if isinstance(stmt, (gast.For, gast.While)):
                 found = _pattern(stmt, tree)
-                if found is not None:
+                if found is not None:  # (then the same loop again: another list, a nested loop)
                     read_after = _loads(walk(tree), found[2]) > _loads(walk(stmt), found[2])
                     before, after = _rewritten(stmt, found, names)
                     block[i:i + 1] = [before, stmt] + ([after] if read_after else [])
-                    i += 2 + read_after
+                    i += 1
                     continue
             if not isinstance(stmt, _NESTED):
                 _rewrite_blocks(stmt, names, tree)
