@@ -24,9 +24,8 @@ def item(value, index):
 
 
 def adjoint(target):
-    """A template's ``d[target]``, `target` a name or a node."""
-    return item(name("d"), target) if isinstance(target, str) else \
-        gast.Subscript(value=name("d"), slice=target, ctx=SHARED[gast.Load])
+    """A template's ``d[target]`` for the name `target`."""
+    return item(name("d"), target)
 
 
 def total(parts):

@@ -17,7 +17,6 @@ import textwrap
 import gast
 
 from tangent_ad import texts
-from tangent_ad.nodes import copy_tree
 
 GENERATED_PREFIX = "<tangent_ad "
 _GRAD_OF = re.compile(r"^\s*# (Grad of|Inserted grad code): (.*)$")
@@ -197,7 +196,7 @@ def _tree(primal, text):
     text's lines by the loader), not its text parsed again."""
     stored = getattr(primal, "__tangent_ad_tree__", None)
     if stored is not None:
-        return gast.gast_to_ast(copy_tree(stored))
+        return gast.gast_to_ast(stored)  # (a new tree: the stored one is not changed)
     try:
         return ast.parse(text)
     except SyntaxError:

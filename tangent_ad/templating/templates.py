@@ -52,20 +52,22 @@ NO_DEFAULT = object()  # in `parse`'s defaults: the parameter has none
 def parse(template):
     """(parameter names, defaults, body) of `template`, parsed once; a
     rule built as a tree (``second_order``) is read from its tree."""
-    stored = getattr(template, "__tangent_ad_tree__", None)
-    kept = texts.function_lines(template) if stored is None else None  # a rule table's row
-    found = source_lines.read(template) if kept is None and stored is None else None
-    if stored is not None:
-        fdef = stored
-    elif found is not None:  # (its lines are inspect's, its tree that of their text)
-        fdef = to_gast.convert(found.tree).body[0]
-    else:
-        text = "".join(kept[0]) if kept is not None else inspect.getsource(template)
-        fdef = to_gast.parse(textwrap.dedent(text)).body[0]
+    fdef = getattr(template, "__tangent_ad_tree__", None) or _parsed(template)
     params = [a.id for a in fdef.args.args]
     defaults = [NO_DEFAULT] * (len(params) - len(fdef.args.defaults)) + \
         list(fdef.args.defaults)
     return tuple(params), tuple(defaults), tuple(fdef.body)
+
+
+def _parsed(template):
+    """The FunctionDef of `template`'s source: a rule table's row, or its
+    lines as ``inspect`` finds them."""
+    kept = texts.function_lines(template)  # a rule table's row (``rule_table``)
+    found = source_lines.read(template) if kept is None else None
+    if found is not None:  # (its lines are inspect's, its tree that of their text)
+        return to_gast.convert(found.tree).body[0]
+    text = "".join(kept[0]) if kept is not None else inspect.getsource(template)
+    return to_gast.parse(textwrap.dedent(text)).body[0]
 
 
 def expand(template, bound, result, adjoint_of, fresh, omitted=()):
