@@ -423,19 +423,31 @@ def _seed_adjoint(name, g, primal):
     built as a tree so that forward and reverse mode can read it (a
     third derivative differentiates it: ``jvp(vjp(grad(f)))``)."""
     u = caller_names(g, ["bresult"])[0]
-    t = next(n for n in ("gradient", "gradient_") if n not in primal)
-    count = len(g.__tangent_ad__.wrt)
+    taken = set(primal) | {u}
 
-    def product(i=None):
-        pair = [nodes.name(u), nodes.name(t)] if i is None else \
-            [item(nodes.name(u), i), item(nodes.name(t), i)]
-        return nodes.call("np.sum", nodes.call("np.multiply", *pair))
+    def fresh(base):
+        while base in taken:
+            base += "_"
+        taken.add(base)
+        return base
 
-    parts = [product()] if count == 1 else [product(i) for i in range(count)]
+    t = fresh("gradient")
     gradient = calling(label(g), primal + [nodes.const(1.0)])
     if g.__tangent_ad__.preserve_result:  # value_and_grad's
         gradient = item(gradient, 1)
-    fdef = function(name, [(p, None) for p in primal + [u]],
-                    [assigned(t, gradient), returned(total(parts))])
+    body = [assigned(t, gradient)]
+    count = len(g.__tangent_ad__.wrt)
+
+    def inner(a, b):
+        return nodes.call("np.sum", nodes.call("np.multiply", a, b))
+
+    if count == 1:
+        body.append(returned(inner(nodes.name(u), nodes.name(t))))
+    else:  # a statement per argument: one line each
+        parts = [fresh(f"part{i}") for i in range(count)]
+        body += [assigned(p, inner(item(nodes.name(u), i), item(nodes.name(t), i)))
+                 for i, p in enumerate(parts)]
+        body.append(returned(total([nodes.name(p) for p in parts])))
+    fdef = function(name, [(p, None) for p in primal + [u]], body)
     namespace = {"np": np, label(g): g}
     return define(fdef, f"<tangent_ad seed adjoint of {g.__name__}>", namespace)
